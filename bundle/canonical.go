@@ -1,0 +1,253 @@
+package bundle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// WriteError is the canonical writer's refusal of a value a caller built (values the
+// reader produced are always writable).
+type WriteError struct {
+	Kind RefusalKind
+	Msg  string
+}
+
+func (e *WriteError) Error() string { return fmt.Sprintf("%s (%s)", e.Msg, e.Kind) }
+
+// Canonical returns the RFC 8785 (JCS) canonical form of v: no whitespace, object
+// members sorted by their names' UTF-16 code units, numbers as ECMAScript's
+// Number::toString writes them, strings as JSON.stringify writes them. It refuses
+// non-finite numbers, strings that are not valid UTF-8 and duplicate member names.
+func Canonical(v Value) ([]byte, error) {
+	return AppendCanonical(make([]byte, 0, 256), v)
+}
+
+// AppendCanonical appends the canonical form of v to dst.
+func AppendCanonical(dst []byte, v Value) ([]byte, error) {
+	w := canonWriter{out: dst}
+	err := w.value(v)
+	return w.out, err
+}
+
+// CanonicalSHA256 returns the lowercase hex SHA-256 of the canonical form of v.
+func CanonicalSHA256(v Value) (string, error) {
+	b, err := Canonical(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+type canonWriter struct {
+	out []byte
+}
+
+func (w *canonWriter) value(v Value) error {
+	var err error
+	switch v.kind {
+	case Null:
+		w.out = append(w.out, "null"...)
+	case Bool:
+		w.out = strconv.AppendBool(w.out, v.boolean)
+	case Number:
+		w.out, err = AppendNumber(w.out, v.num)
+	case String:
+		w.out, err = AppendString(w.out, v.str)
+	case Array:
+		w.out = append(w.out, '[')
+		for i := range v.items {
+			if i > 0 {
+				w.out = append(w.out, ',')
+			}
+			if err = w.value(v.items[i]); err != nil {
+				return err
+			}
+		}
+		w.out = append(w.out, ']')
+	case Object:
+		err = w.object(v.members)
+	}
+	return err
+}
+
+func (w *canonWriter) object(members []Member) error {
+	order := make([]int, len(members))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return CompareUTF16(members[a].Name, members[b].Name) })
+	w.out = append(w.out, '{')
+	for i, idx := range order {
+		if i > 0 {
+			if members[order[i-1]].Name == members[idx].Name {
+				return &WriteError{Kind: RefuseDuplicateName, Msg: fmt.Sprintf("duplicate member name %q", members[idx].Name)}
+			}
+			w.out = append(w.out, ',')
+		}
+		var err error
+		if w.out, err = AppendString(w.out, members[idx].Name); err != nil {
+			return err
+		}
+		w.out = append(w.out, ':')
+		if err = w.value(members[idx].Value); err != nil {
+			return err
+		}
+	}
+	w.out = append(w.out, '}')
+	return nil
+}
+
+// CompareUTF16 orders two strings by their UTF-16 code units, as JavaScript's default
+// sort and RFC 8785 §3.2.3 do. It differs from byte order only where a character
+// beyond U+FFFF meets one in U+E000–U+FFFF: the first encodes as a surrogate
+// (0xD800–0xDBFF) and so sorts before. Both strings must be valid UTF-8.
+func CompareUTF16(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return len(a) - len(b)
+	}
+	if a[i] < 0x80 && b[i] < 0x80 {
+		return int(a[i]) - int(b[i])
+	}
+	// Back up to the start of the rune that differs and compare code units.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	return int(firstUnits(ra)) - int(firstUnits(rb))
+}
+
+// firstUnits maps a rune to a number that orders like its UTF-16 code units: the
+// high surrogate first, then the low one. Distinct runes never map to equal values.
+func firstUnits(r rune) uint32 {
+	if r < 0x10000 {
+		return uint32(r) << 16
+	}
+	r -= 0x10000
+	hi, lo := 0xD800+uint32(r>>10), 0xDC00+uint32(r&0x3FF)
+	return hi<<16 | lo
+}
+
+// AppendString appends s as JSON.stringify writes it: '"' and '\' escaped, the
+// control characters U+0000–U+001F as \b \f \n \r \t or \u00xx (lowercase hex), and
+// everything else, including '/', '<', '>', '&', DEL, U+2028 and U+2029, literally.
+// It refuses s that is not valid UTF-8 (a lone surrogate cannot be encoded).
+func AppendString(dst []byte, s string) ([]byte, error) {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return dst, &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"'), nil
+}
+
+// AppendNumber appends f as ECMAScript's Number::toString writes it (RFC 8785 §3.2.2.3):
+// the shortest digits that round-trip; integers below 1e21 in full; fixed notation
+// while the decimal exponent n satisfies −6 < n ≤ 21, exponent notation
+// ("1e+21", "1e-7", "1.5e-7") otherwise; −0 as 0. It refuses NaN and ±Infinity.
+func AppendNumber(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, &WriteError{Kind: RefuseNonFinite, Msg: fmt.Sprintf("number %v is not finite", f)}
+	}
+	if f == 0 {
+		return append(dst, '0'), nil
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	var scratch [32]byte
+	// 'e' with -1 precision gives the shortest round-trip digits as d.ddde±XX.
+	e := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64)
+	mant, exp := e, 0
+	for i, c := range e {
+		if c == 'e' {
+			mant = e[:i]
+			exp, _ = strconv.Atoi(string(e[i+1:]))
+			break
+		}
+	}
+	var digits [24]byte
+	k := 0
+	for _, c := range mant {
+		if c != '.' {
+			digits[k] = c
+			k++
+		}
+	}
+	ds := digits[:k]
+	n := exp + 1 // the value is 0.ds × 10^n
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, ds...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, ds[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, ds[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for range -n {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, ds...)
+	default:
+		dst = append(dst, ds[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, ds[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst, nil
+}

@@ -1,0 +1,88 @@
+package bundle
+
+import "slices"
+
+// WitnessPreimage builds the value whose canonical form witnessSha256 digests
+// (RFC 0148 §C as amended by suite 2.34.0, 2.35.0, RFC 0212 and RFC 0216), from the
+// document root as stored:
+//
+//  1. results.requirements, stably sorted by id in UTF-16 code-unit order;
+//  2. each row projected to id, scenario, result, and assertions, detail and evidence
+//     only when present (a present null is kept); other members are dropped;
+//  3. the bare rows array, unless host.relaxations is a non-empty array or
+//     host.deployment is present: then {rows, relaxations?, deployment?}, the
+//     relaxations as stored, in order.
+//
+// Rows that are not objects are projected as they are, so that a malformed row still
+// digests deterministically (and, being malformed, differently from any good one).
+func WitnessPreimage(root Value) Value {
+	reqs, _ := root.Path("results", "requirements")
+	rows := slices.Clone(reqs.Items())
+	slices.SortStableFunc(rows, func(a, b Value) int {
+		ida, _ := a.Get("id")
+		idb, _ := b.Get("id")
+		sa, _ := ida.Str()
+		sb, _ := idb.Str()
+		return CompareUTF16(sa, sb)
+	})
+	for i, r := range rows {
+		if r.Kind() != Object {
+			continue
+		}
+		proj := make([]Member, 0, 6)
+		for _, name := range [...]string{"id", "scenario", "result", "assertions", "detail", "evidence"} {
+			if v, ok := r.Get(name); ok {
+				proj = append(proj, Member{name, v})
+			}
+		}
+		rows[i] = ObjectValue(proj...)
+	}
+	rowsValue := ArrayValue(rows...)
+	host, _ := root.Get("host")
+	relax, hasRelax := host.Get("relaxations")
+	hasRelax = hasRelax && relax.Kind() == Array && len(relax.Items()) > 0
+	deployment, hasDeployment := host.Get("deployment")
+	if !hasRelax && !hasDeployment {
+		return rowsValue
+	}
+	wrapper := []Member{{"rows", rowsValue}}
+	if hasRelax {
+		wrapper = append(wrapper, Member{"relaxations", relax})
+	}
+	if hasDeployment {
+		wrapper = append(wrapper, Member{"deployment", deployment})
+	}
+	return ObjectValue(wrapper...)
+}
+
+// WitnessDigest returns the lowercase hex SHA-256 of the canonical witness preimage
+// of the document root.
+func WitnessDigest(root Value) (string, error) {
+	return CanonicalSHA256(WitnessPreimage(root))
+}
+
+// DiscoveryDigest returns the lowercase hex SHA-256 of the canonical form of a
+// discovery document (the value discovery.sha256 must hold).
+func DiscoveryDigest(doc Value) (string, error) {
+	return CanonicalSHA256(doc)
+}
+
+// Attestation returns the bytes an Ed25519 signature covers: the canonical form of
+// {"discovery.sha256", "host.build", "suite.version", "witnessSha256"} with each
+// value taken as stored in the document root (the stored witnessSha256, not a
+// recomputed one; the whole host.build object). A member the bundle lacks is left out,
+// as JSON.stringify leaves out undefined; such a payload never matches a signature
+// made over a complete bundle.
+func Attestation(root Value) ([]byte, error) {
+	var members []Member
+	add := func(name string, path ...string) {
+		if v, ok := root.Path(path...); ok {
+			members = append(members, Member{name, v})
+		}
+	}
+	add("witnessSha256", "witnessSha256")
+	add("host.build", "host", "build")
+	add("suite.version", "suite", "version")
+	add("discovery.sha256", "discovery", "sha256")
+	return Canonical(ObjectValue(members...))
+}

@@ -1,0 +1,454 @@
+package bundle
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// RefusalKind names why the strict reader or the canonical writer refused input.
+// The first five are the reference implementation's JcsRefusalKind values.
+type RefusalKind string
+
+// Refusal kinds.
+const (
+	RefuseDuplicateName RefusalKind = "duplicate-name"
+	RefuseLoneSurrogate RefusalKind = "lone-surrogate"
+	RefuseIntegerRange  RefusalKind = "integer-out-of-range"
+	RefuseNonFinite     RefusalKind = "non-finite"
+	RefuseNotJSON       RefusalKind = "not-json"
+	RefuseInvalidUTF8   RefusalKind = "invalid-utf8"
+	RefuseTooDeep       RefusalKind = "too-deep"
+	RefuseTooLarge      RefusalKind = "too-large"
+	RefuseControlChar   RefusalKind = "control-character"
+	RefuseTrailingData  RefusalKind = "trailing-data"
+	RefuseByteOrderMark RefusalKind = "byte-order-mark"
+)
+
+// SyntaxError is the reader's refusal of a text: where, and why.
+type SyntaxError struct {
+	Kind   RefusalKind
+	Offset int // byte offset of the problem
+	Line   int // 1-based
+	Column int // 1-based, in bytes
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s (%s)", e.Line, e.Column, e.Msg, e.Kind)
+}
+
+// MaxDepth is how deeply arrays and objects may nest. Bundles nest less than ten
+// levels; the bound keeps hostile input from exhausting memory.
+const MaxDepth = 512
+
+// ParseIJSON reads exactly one JSON text under the I-JSON rules (RFC 7493) that
+// RFC 8785 canonical JSON requires, refusing rather than coercing:
+//   - duplicate member names in one object;
+//   - lone surrogates, whether written raw (invalid UTF-8) or as \u escapes;
+//   - integer literals (no fraction, no exponent) beyond ±(2^53−1);
+//   - numbers that overflow to ±Infinity;
+//   - raw control characters (U+0000–U+001F) in strings, bad escapes;
+//   - invalid UTF-8 anywhere, a byte-order mark, trailing data after the value;
+//   - nesting deeper than MaxDepth.
+//
+// Leading and trailing JSON whitespace is allowed. A member named "__proto__" is data.
+func ParseIJSON(data []byte) (Value, error) {
+	p := parser{data: data}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return Value{}, p.fail(0, RefuseByteOrderMark, "the text starts with a UTF-8 byte-order mark, which JSON does not allow")
+	}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return Value{}, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return Value{}, p.fail(p.pos, RefuseTrailingData, "unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+type parser struct {
+	data []byte
+	pos  int
+	buf  []byte // scratch for strings with escapes
+}
+
+func (p *parser) fail(offset int, kind RefusalKind, format string, args ...any) error {
+	line, col := 1, 1
+	if offset > len(p.data) {
+		offset = len(p.data)
+	}
+	for _, c := range p.data[:offset] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return &SyntaxError{Kind: kind, Offset: offset, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) unexpected(what string) error {
+	if p.pos >= len(p.data) {
+		return p.fail(p.pos, RefuseNotJSON, "unexpected end of input, expected %s", what)
+	}
+	c := p.data[p.pos]
+	if c < 0x20 || c >= 0x7f {
+		return p.fail(p.pos, RefuseNotJSON, "unexpected byte 0x%02x, expected %s", c, what)
+	}
+	return p.fail(p.pos, RefuseNotJSON, "unexpected %q, expected %s", c, what)
+}
+
+func (p *parser) value(depth int) (Value, error) {
+	if p.pos >= len(p.data) {
+		return Value{}, p.unexpected("a value")
+	}
+	switch c := p.data[p.pos]; c {
+	case '{':
+		return p.object(depth + 1)
+	case '[':
+		return p.array(depth + 1)
+	case '"':
+		s, err := p.string()
+		return Value{kind: String, str: s}, err
+	case 't':
+		return p.literal("true", Value{kind: Bool, boolean: true})
+	case 'f':
+		return p.literal("false", Value{kind: Bool})
+	case 'n':
+		return p.literal("null", Value{})
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return p.number()
+		}
+		return Value{}, p.unexpected("a value")
+	}
+}
+
+func (p *parser) literal(word string, v Value) (Value, error) {
+	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		return Value{}, p.unexpected("a value")
+	}
+	p.pos += len(word)
+	return v, nil
+}
+
+func (p *parser) object(depth int) (Value, error) {
+	if depth > MaxDepth {
+		return Value{}, p.fail(p.pos, RefuseTooDeep, "objects and arrays nest deeper than %d levels", MaxDepth)
+	}
+	p.pos++ // {
+	p.skipSpace()
+	members := []Member{}
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return Value{kind: Object, members: members}, nil
+	}
+	var seen map[string]struct{} // built only for large objects
+	for {
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return Value{}, p.unexpected("a member name in double quotes")
+		}
+		nameAt := p.pos
+		name, err := p.string()
+		if err != nil {
+			return Value{}, err
+		}
+		if dup := p.seenName(members, &seen, name); dup {
+			return Value{}, p.fail(nameAt, RefuseDuplicateName, "duplicate member name %q in one object", name)
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return Value{}, p.unexpected("':' after a member name")
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth)
+		if err != nil {
+			return Value{}, err
+		}
+		members = append(members, Member{Name: name, Value: v})
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return Value{}, p.unexpected("',' or '}'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+			p.skipSpace()
+		case '}':
+			p.pos++
+			return Value{kind: Object, members: members}, nil
+		default:
+			return Value{}, p.unexpected("',' or '}'")
+		}
+	}
+}
+
+// seenName reports whether name is already among members. Small objects are
+// scanned; from 16 members on, a set is kept.
+func (p *parser) seenName(members []Member, seen *map[string]struct{}, name string) bool {
+	const scanLimit = 16
+	if len(members) < scanLimit {
+		for i := range members {
+			if members[i].Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]struct{}, 2*len(members))
+		for i := range members {
+			(*seen)[members[i].Name] = struct{}{}
+		}
+	}
+	if _, ok := (*seen)[name]; ok {
+		return true
+	}
+	(*seen)[name] = struct{}{}
+	return false
+}
+
+func (p *parser) array(depth int) (Value, error) {
+	if depth > MaxDepth {
+		return Value{}, p.fail(p.pos, RefuseTooDeep, "objects and arrays nest deeper than %d levels", MaxDepth)
+	}
+	p.pos++ // [
+	p.skipSpace()
+	items := []Value{}
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return Value{kind: Array, items: items}, nil
+	}
+	for {
+		v, err := p.value(depth)
+		if err != nil {
+			return Value{}, err
+		}
+		items = append(items, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return Value{}, p.unexpected("',' or ']'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+			p.skipSpace()
+		case ']':
+			p.pos++
+			return Value{kind: Array, items: items}, nil
+		default:
+			return Value{}, p.unexpected("',' or ']'")
+		}
+	}
+}
+
+// string reads a string literal starting at the opening quote and returns its
+// decoded text, which is always valid UTF-8 without surrogate code points.
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: printable ASCII up to the closing quote.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		p.pos++
+	}
+	p.buf = append(p.buf[:0], p.data[start:p.pos]...)
+	for {
+		if p.pos >= len(p.data) {
+			return "", p.fail(start-1, RefuseNotJSON, "string is not terminated")
+		}
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(p.buf), nil
+		case c == '\\':
+			if err := p.escape(); err != nil {
+				return "", err
+			}
+		case c < 0x20:
+			return "", p.fail(p.pos, RefuseControlChar, "raw control character U+%04X in a string; write it as an escape", c)
+		case c < 0x80:
+			p.buf = append(p.buf, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.fail(p.pos, RefuseInvalidUTF8, "invalid UTF-8 byte 0x%02x in a string (a raw surrogate or a broken sequence)", c)
+			}
+			p.buf = append(p.buf, p.data[p.pos:p.pos+size]...)
+			p.pos += size
+		}
+	}
+}
+
+// escape decodes one backslash escape into p.buf.
+func (p *parser) escape() error {
+	at := p.pos
+	if p.pos+1 >= len(p.data) {
+		return p.fail(at, RefuseNotJSON, "string is not terminated")
+	}
+	c := p.data[p.pos+1]
+	p.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		p.buf = append(p.buf, c)
+	case 'b':
+		p.buf = append(p.buf, '\b')
+	case 'f':
+		p.buf = append(p.buf, '\f')
+	case 'n':
+		p.buf = append(p.buf, '\n')
+	case 'r':
+		p.buf = append(p.buf, '\r')
+	case 't':
+		p.buf = append(p.buf, '\t')
+	case 'u':
+		r, ok := p.hex4()
+		if !ok {
+			return p.fail(at, RefuseNotJSON, "bad \\u escape: four hex digits expected")
+		}
+		if utf16.IsSurrogate(r) {
+			if r >= 0xDC00 {
+				return p.fail(at, RefuseLoneSurrogate, "lone low surrogate \\u%04x", r)
+			}
+			if p.pos+1 >= len(p.data) || p.data[p.pos] != '\\' || p.data[p.pos+1] != 'u' {
+				return p.fail(at, RefuseLoneSurrogate, "lone high surrogate \\u%04x", r)
+			}
+			p.pos += 2
+			r2, ok := p.hex4()
+			if !ok {
+				return p.fail(p.pos-2, RefuseNotJSON, "bad \\u escape: four hex digits expected")
+			}
+			if r2 < 0xDC00 || r2 > 0xDFFF {
+				return p.fail(at, RefuseLoneSurrogate, "lone high surrogate \\u%04x", r)
+			}
+			r = utf16.DecodeRune(r, r2)
+		}
+		p.buf = utf8.AppendRune(p.buf, r)
+	default:
+		return p.fail(at, RefuseNotJSON, "bad escape \\%c in a string", c)
+	}
+	return nil
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if p.pos+4 > len(p.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	p.pos += 4
+	return r, true
+}
+
+// number reads a number literal with JSON's grammar and JSON.parse's value.
+func (p *parser) number() (Value, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	intStart := p.pos
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+	case p.pos < len(p.data) && p.data[p.pos] >= '1' && p.data[p.pos] <= '9':
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+		}
+	default:
+		return Value{}, p.unexpected("a digit")
+	}
+	intDigits := p.pos - intStart
+	integral := true
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		integral = false
+		p.pos++
+		if !p.digits() {
+			return Value{}, p.unexpected("a digit after '.'")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		integral = false
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if !p.digits() {
+			return Value{}, p.unexpected("a digit in the exponent")
+		}
+	}
+	lit := p.data[start:p.pos]
+	if integral && intDigits <= 15 {
+		// Exact in a double; no need for the general parser.
+		var n int64
+		for _, c := range p.data[intStart:p.pos] {
+			n = n*10 + int64(c-'0')
+		}
+		if lit[0] == '-' {
+			if n == 0 {
+				return Value{kind: Number, num: math.Copysign(0, -1)}, nil
+			}
+			n = -n
+		}
+		return Value{kind: Number, num: float64(n)}, nil
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if math.IsInf(f, 0) {
+		return Value{}, p.fail(start, RefuseNonFinite, "number %s overflows to %s", lit, map[bool]string{true: "-Infinity", false: "Infinity"}[f < 0])
+	}
+	if err != nil && f != 0 {
+		return Value{}, p.fail(start, RefuseNotJSON, "number %s: %v", lit, err)
+	}
+	if integral && math.Abs(f) > MaxSafeInteger {
+		return Value{}, p.fail(start, RefuseIntegerRange, "integer %s is beyond ±(2^53−1), which I-JSON cannot carry exactly", lit)
+	}
+	return Value{kind: Number, num: f}, nil
+}
+
+func (p *parser) digits() bool {
+	start := p.pos
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos > start
+}

@@ -1,0 +1,74 @@
+package bundle
+
+// Indent returns v as JSON.stringify(v, null, 2) writes it, followed by a newline:
+// members in the order they are held, two spaces per level, ": " after names,
+// empty arrays and objects as [] and {}. Scalars are written as in canonical JSON.
+// This is the layout of bundle files on disk.
+func Indent(v Value) ([]byte, error) {
+	w := indentWriter{out: make([]byte, 0, 4096)}
+	if err := w.value(v, 0); err != nil {
+		return nil, err
+	}
+	return append(w.out, '\n'), nil
+}
+
+type indentWriter struct{ out []byte }
+
+func (w *indentWriter) newline(depth int) {
+	w.out = append(w.out, '\n')
+	for range depth {
+		w.out = append(w.out, ' ', ' ')
+	}
+}
+
+func (w *indentWriter) value(v Value, depth int) error {
+	var err error
+	switch v.kind {
+	case Array:
+		if len(v.items) == 0 {
+			w.out = append(w.out, '[', ']')
+			return nil
+		}
+		w.out = append(w.out, '[')
+		for i := range v.items {
+			if i > 0 {
+				w.out = append(w.out, ',')
+			}
+			w.newline(depth + 1)
+			if err = w.value(v.items[i], depth+1); err != nil {
+				return err
+			}
+		}
+		w.newline(depth)
+		w.out = append(w.out, ']')
+	case Object:
+		if len(v.members) == 0 {
+			w.out = append(w.out, '{', '}')
+			return nil
+		}
+		w.out = append(w.out, '{')
+		seen := make(map[string]struct{}, len(v.members))
+		for i, m := range v.members {
+			if _, dup := seen[m.Name]; dup {
+				return &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + m.Name}
+			}
+			seen[m.Name] = struct{}{}
+			if i > 0 {
+				w.out = append(w.out, ',')
+			}
+			w.newline(depth + 1)
+			if w.out, err = AppendString(w.out, m.Name); err != nil {
+				return err
+			}
+			w.out = append(w.out, ':', ' ')
+			if err = w.value(m.Value, depth+1); err != nil {
+				return err
+			}
+		}
+		w.newline(depth)
+		w.out = append(w.out, '}')
+	default:
+		w.out, err = AppendCanonical(w.out, v)
+	}
+	return err
+}

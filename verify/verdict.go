@@ -1,0 +1,200 @@
+// Package verify judges one certification bundle: it re-derives every claim from the
+// signed rows (totals, assertion count, witness digest, discovery digest, certified
+// profiles, durability rung), checks the signatures under keys the caller trusts,
+// and returns a Verdict. The Verdict is data; text, JSON and reports render it.
+//
+// The rules and their order are those of the reference verifyBundleV3
+// (conformance/src/lib/certification-bundle-v3.ts), restated in docs/verify.md.
+package verify
+
+import "github.com/certcut/certcut/bundle"
+
+// Kind names one rejection rule.
+type Kind string
+
+// Rejection kinds, in the order the verifier checks them.
+const (
+	KindNotV3                        Kind = "not-v3"
+	KindSchema                       Kind = "schema"
+	KindDuplicateRequirement         Kind = "duplicate-requirement"
+	KindReasonMissing                Kind = "reason-missing"
+	KindVacuousPass                  Kind = "vacuous-pass"
+	KindTotalsMismatch               Kind = "totals-mismatch"
+	KindWitnessDigest                Kind = "witness-digest"
+	KindAssertionCount               Kind = "assertion-count"
+	KindDetailMissing                Kind = "detail-missing"
+	KindBuildMissing                 Kind = "build-missing"
+	KindSignatureMissing             Kind = "signature-missing"
+	KindSignatureOver                Kind = "signature-over"
+	KindSignatureInvalid             Kind = "signature-invalid"
+	KindIndependentUnsigned          Kind = "independent-unsigned"
+	KindIndependentSelfSigned        Kind = "independent-self-signed"
+	KindVerifierSignatureInvalid     Kind = "verifier-signature-invalid"
+	KindIndependentUnverifiable      Kind = "independent-unverifiable"
+	KindRungNotDerivable             Kind = "rung-not-derivable"
+	KindUndeclaredRelaxationObserved Kind = "undeclared-relaxation-observed"
+	KindRelaxedProfileCertified      Kind = "relaxed-profile-certified"
+	KindBlockedCertified             Kind = "blocked-certified"
+	KindDiscoveryDigest              Kind = "discovery-digest"
+	KindOptedOutButAdvertised        Kind = "opted-out-but-advertised"
+	KindProfileNotDerivable          Kind = "profile-not-derivable"
+)
+
+// Rejection is one problem found. A rejection with a Profile withdraws only that
+// profile from the certified list; one without withdraws all of them.
+type Rejection struct {
+	Kind    Kind   `json:"kind"`
+	Detail  string `json:"detail"`
+	Profile string `json:"profile,omitempty"`
+}
+
+// Outcome is the overall judgement.
+type Outcome string
+
+// Outcomes, with their exit codes in the CLI: VERIFIED 0, REJECTED 1, COHERENT 2.
+// UNREADABLE (3) is the CLI's word for a file that is not JSON or not readable; the
+// verifier itself never returns it.
+const (
+	Verified   Outcome = "VERIFIED"
+	Rejected   Outcome = "REJECTED"
+	Coherent   Outcome = "COHERENT"
+	Unreadable Outcome = "UNREADABLE"
+)
+
+// ExitCode maps an outcome to the exit code the reference CLI uses.
+func (o Outcome) ExitCode() int {
+	switch o {
+	case Verified:
+		return 0
+	case Rejected:
+		return 1
+	case Coherent:
+		return 2
+	}
+	return 3
+}
+
+// Severity orders outcomes from best to worst, so that a run over several files
+// exits with the worst: VERIFIED < COHERENT < REJECTED < UNREADABLE.
+func (o Outcome) Severity() int {
+	switch o {
+	case Verified:
+		return 0
+	case Coherent:
+		return 1
+	case Rejected:
+		return 2
+	}
+	return 3
+}
+
+// Attribution outcomes: what became of signature.keyId in a discovery document. The
+// four failures stay distinct (spec §4.2).
+type AttributionOutcome string
+
+// Attribution outcomes.
+const (
+	AttributionVerifies        AttributionOutcome = "verifies"
+	AttributionNoDocument      AttributionOutcome = "no-document"
+	AttributionNoSigningKeys   AttributionOutcome = "no-signing-keys"
+	AttributionKeyNotPublished AttributionOutcome = "key-not-published"
+	AttributionDoesNotVerify   AttributionOutcome = "does-not-verify"
+)
+
+// Attribution is the result of resolving the signing key in a discovery document and
+// checking the signature under it.
+type Attribution struct {
+	Outcome   AttributionOutcome `json:"outcome"`
+	KeyID     string             `json:"keyId"`
+	PublicKey string             `json:"publicKey,omitempty"`
+	RetiredAt string             `json:"retiredAt,omitempty"`
+	Detail    string             `json:"detail"`
+}
+
+// KeyUse says which key the host signature was checked under and where it came from.
+type KeyUse struct {
+	KeyID       string `json:"keyId,omitempty"`
+	Source      string `json:"source"`
+	Origin      string `json:"origin,omitempty"`
+	PublicKey   string `json:"publicKey"`
+	Fingerprint string `json:"fingerprint"`
+	RetiredAt   string `json:"retiredAt,omitempty"`
+}
+
+// Summary is what a reviewer reads first: whose bundle, which build, which suite,
+// what it counts.
+type Summary struct {
+	Host            string        `json:"host"`
+	HostVersion     string        `json:"hostVersion"`
+	Vendor          string        `json:"vendor,omitempty"`
+	Build           bundle.Build  `json:"build"`
+	Suite           string        `json:"suite"`
+	TargetMajor     int           `json:"targetMajor"`
+	GeneratedAt     string        `json:"generatedAt"`
+	DiscoveryURL    string        `json:"discoveryUrl"`
+	Totals          bundle.Totals `json:"totals"`
+	Rows            int           `json:"rows"`
+	AssertionCount  int64         `json:"assertionCount"`
+	WitnessSha256   string        `json:"witnessSha256"`
+	DiscoverySha256 string        `json:"discoverySha256"`
+	SignatureKeyID  string        `json:"signatureKeyId"`
+	ClaimedProfiles []string      `json:"claimedProfiles"`
+	Relaxations     []string      `json:"relaxations"`
+	Deployment      string        `json:"deployment,omitempty"`
+	DurabilityRung  string        `json:"durabilityRung,omitempty"`
+	EvidenceTiers   []string      `json:"evidenceTiers"`
+	HasDiscoveryDoc bool          `json:"hasDiscoveryDocument"`
+}
+
+// Verdict is the judgement of one bundle.
+type Verdict struct {
+	Outcome Outcome `json:"verdict"`
+	// Rejections lists every problem found, in rule order.
+	Rejections []Rejection `json:"rejections"`
+	// Unverified lists, for a COHERENT bundle, why it is not VERIFIED.
+	Unverified []string `json:"notIndependentlyVerified"`
+	// Notes are facts worth a reviewer's attention that do not change the verdict.
+	Notes []string `json:"notes"`
+
+	SignatureVerified         bool     `json:"signatureVerified"`
+	VerifierSignatureVerified bool     `json:"verifierSignatureVerified"`
+	CertifiedProfiles         []string `json:"certifiedProfiles"`
+	DerivabilityChecked       bool     `json:"derivabilityChecked"`
+	OptedOut                  []string `json:"optedOut"`
+
+	// HostKey is the trusted key the host signature was checked under, if any.
+	HostKey *KeyUse `json:"hostKey"`
+	// VerifierKey is the trusted key the verifier signature was checked under, if any.
+	VerifierKey *KeyUse `json:"verifierKey"`
+	// SelfPublished resolves signature.keyId in the bundle's own discovery document.
+	// It is reported, never trusted: a bundle can publish any key it likes.
+	SelfPublished Attribution `json:"selfPublished"`
+
+	// Recomputed digests, for comparison with the stored ones.
+	WitnessRecomputed   string `json:"witnessRecomputed"`
+	DiscoveryRecomputed string `json:"discoveryRecomputed,omitempty"`
+
+	Summary Summary `json:"bundle"`
+}
+
+// ExitCode is the verdict's exit code (0, 1 or 2).
+func (v *Verdict) ExitCode() int { return v.Outcome.ExitCode() }
+
+// HasRejection reports whether a rejection of the kind was found.
+func (v *Verdict) HasRejection(k Kind) bool {
+	for _, r := range v.Rejections {
+		if r.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Kinds returns the rejection kinds found, in order, with repeats.
+func (v *Verdict) Kinds() []Kind {
+	out := make([]Kind, len(v.Rejections))
+	for i, r := range v.Rejections {
+		out[i] = r.Kind
+	}
+	return out
+}
