@@ -66,17 +66,17 @@ func (k PublicKey) Fingerprint() string {
 	return "SHA256:" + hex.EncodeToString(sum[:8])
 }
 
-// Describe returns a one-line account of the key for people: id, source and origin.
+// Describe returns a one-line account of the key for people: its fingerprint and
+// where it came from, with its id unless the origin (a <keyId>.pub.pem path) names it.
 func (k PublicKey) Describe() string {
-	id := k.KeyID
-	if id == "" {
-		id = "(unnamed key)"
-	}
 	where := string(k.Source)
 	if k.Origin != "" {
 		where += " " + k.Origin
 	}
-	return fmt.Sprintf("%s %s (from %s)", id, k.Fingerprint(), where)
+	if k.KeyID == "" || k.Source == SourcePEMFile {
+		return fmt.Sprintf("%s (from %s)", k.Fingerprint(), where)
+	}
+	return fmt.Sprintf("%s %s (from %s)", k.KeyID, k.Fingerprint(), where)
 }
 
 // ErrNotEd25519 is returned for a well-formed key of another algorithm.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/certcut/certcut/bundle"
 	"github.com/sigstore/sigstore/pkg/signature"
 )
 
@@ -61,4 +62,52 @@ func Sign(s signature.Signer, message []byte) (string, error) {
 		return "", fmt.Errorf("signer returned %d bytes, not an Ed25519 signature", len(sig))
 	}
 	return EncodeSignature(sig), nil
+}
+
+// SignBundle signs a sealed bundle as its host: it sets signature (and
+// host.signingKeyId when empty) and re-encodes b.Raw. keyID must equal
+// host.signingKeyId when that is set.
+func SignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error {
+	if !KeyIDPattern.MatchString(keyID) {
+		return fmt.Errorf("key id %q does not match %s", keyID, KeyIDPattern)
+	}
+	if b.Host.SigningKeyID == "" {
+		b.Host.SigningKeyID = keyID
+	}
+	if b.Host.SigningKeyID != keyID {
+		return fmt.Errorf("key id %q is not host.signingKeyId %q; sign with the key the bundle names", keyID, b.Host.SigningKeyID)
+	}
+	sig, err := signAttestation(b, s)
+	if err != nil {
+		return err
+	}
+	b.Signature = &bundle.Signature{Alg: bundle.AlgEd25519, KeyID: keyID, Sig: sig, Over: append([]string(nil), bundle.SignatureOver...)}
+	b.Raw = b.Value()
+	return nil
+}
+
+// CountersignBundle adds an independent verifier's signature over the same
+// attestation payload. It refuses the host's own key id.
+func CountersignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error {
+	if !KeyIDPattern.MatchString(keyID) {
+		return fmt.Errorf("key id %q does not match %s", keyID, KeyIDPattern)
+	}
+	if b.Signature != nil && keyID == b.Signature.KeyID || keyID == b.Host.SigningKeyID {
+		return fmt.Errorf("verifier key id %q is the host's own key id; an independent verifier signs with its own key", keyID)
+	}
+	sig, err := signAttestation(b, s)
+	if err != nil {
+		return err
+	}
+	b.VerifierSignature = &bundle.Signature{Alg: bundle.AlgEd25519, KeyID: keyID, Sig: sig}
+	b.Raw = b.Value()
+	return nil
+}
+
+func signAttestation(b *bundle.Bundle, s signature.Signer) (string, error) {
+	payload, err := bundle.Attestation(b.Value())
+	if err != nil {
+		return "", err
+	}
+	return Sign(s, payload)
 }

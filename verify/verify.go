@@ -212,9 +212,6 @@ func (c *checker) signatureRules() {
 		return
 	}
 	c.v.HostKey = keyUse(key)
-	if key.KeyID != "" && key.KeyID != sig.KeyID {
-		c.note("the supplied host key is named %s, but the bundle is signed with key id %s", key.KeyID, sig.KeyID)
-	}
 	if c.attestation == nil {
 		c.reject(KindSignatureInvalid, "", "the attestation payload cannot be built from this bundle")
 		return

@@ -1,0 +1,37 @@
+package bundle
+
+// Seal derives every member that is a function of the rows and the discovery
+// document, so that a bundle assembled from parts is coherent before it is signed:
+// results.totals, assertionCount, detail.nonPass (every non-pass row with its detail
+// as reason; detail is omitted when all rows pass), discovery.sha256 (when a document
+// is embedded) and witnessSha256. It then sets Raw to the encoded document.
+func (b *Bundle) Seal() error {
+	rows := b.Results.Requirements
+	b.Results.Totals = CountRows(rows)
+	b.AssertionCount = 0
+	nonPass := []NonPass{}
+	for _, r := range rows {
+		b.AssertionCount += r.AssertionCount()
+		if r.Result != ExecutedPass {
+			nonPass = append(nonPass, NonPass{ID: r.ID, Result: r.Result, Reason: r.DetailText()})
+		}
+	}
+	b.Detail = nil
+	if len(nonPass) > 0 {
+		b.Detail = &Detail{NonPass: nonPass}
+	}
+	if b.Discovery.Document != nil {
+		sum, err := DiscoveryDigest(*b.Discovery.Document)
+		if err != nil {
+			return err
+		}
+		b.Discovery.Sha256 = sum
+	}
+	witness, err := WitnessDigest(b.Value())
+	if err != nil {
+		return err
+	}
+	b.WitnessSha256 = witness
+	b.Raw = b.Value()
+	return nil
+}

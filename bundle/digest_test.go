@@ -1,0 +1,130 @@
+package bundle_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/testkit"
+)
+
+func mustParse(t *testing.T, s string) bundle.Value {
+	t.Helper()
+	v, err := bundle.ParseIJSON([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The witness preimage, written out by hand from spec §2.2 for each shape.
+func TestWitnessPreimage(t *testing.T) {
+	const rows = `"requirements":[
+		{"id":"openwop.b","scenario":"s.test.ts","result":"executed-pass","assertions":1,"extra":true},
+		{"id":"openwop.a","scenario":"s.test.ts","result":"skipped","detail":null},
+		{"id":"openwop.a","scenario":"t.test.ts","result":"inapplicable","detail":"later twin keeps its place","evidence":{"recovery":{"class":"c","boundMs":1,"observedMs":0}}}]`
+	const sortedRows = `[{"detail":null,"id":"openwop.a","result":"skipped","scenario":"s.test.ts"},` +
+		`{"detail":"later twin keeps its place","evidence":{"recovery":{"boundMs":1,"class":"c","observedMs":0}},"id":"openwop.a","result":"inapplicable","scenario":"t.test.ts"},` +
+		`{"assertions":1,"id":"openwop.b","result":"executed-pass","scenario":"s.test.ts"}]`
+	const relax = `[{"obligation":"webhooks.egress-guard","durability":"session","reason":"loopback"}]`
+	const relaxCanon = `[{"durability":"session","obligation":"webhooks.egress-guard","reason":"loopback"}]`
+	for _, tc := range []struct {
+		name, host, want string
+	}{
+		{"bare rows", `{}`, sortedRows},
+		{"empty relaxations stay out", `{"relaxations":[]}`, sortedRows},
+		{"relaxations", `{"relaxations":` + relax + `}`, `{"relaxations":` + relaxCanon + `,"rows":` + sortedRows + `}`},
+		{"deployment", `{"deployment":"colocated-companion"}`, `{"deployment":"colocated-companion","rows":` + sortedRows + `}`},
+		{"both", `{"deployment":"colocated-companion","relaxations":` + relax + `}`,
+			`{"deployment":"colocated-companion","relaxations":` + relaxCanon + `,"rows":` + sortedRows + `}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := mustParse(t, `{"host":`+tc.host+`,"results":{`+rows+`}}`)
+			got, err := bundle.Canonical(bundle.WitnessPreimage(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAttestationBytes(t *testing.T) {
+	root := mustParse(t, `{"suite":{"version":"2.45.30","name":"x"},"host":{"build":{"kind":"commit","id":"abc"},"name":"h"},
+		"discovery":{"sha256":"dd","url":"u"},"witnessSha256":"ww","signature":{}}`)
+	got, err := bundle.Attestation(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"discovery.sha256":"dd","host.build":{"id":"abc","kind":"commit"},"suite.version":"2.45.30","witnessSha256":"ww"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// Digests of a value built in the test, against SHA-256 of the canonical text
+// written out by hand.
+func TestDiscoveryDigestGolden(t *testing.T) {
+	doc := mustParse(t, `{"preferredVersion":"2.0","limits":{"ratio":0.5,"big":1e21},"protocolVersions":["2.0"],"note":"\u2028"}`)
+	got, err := bundle.DiscoveryDigest(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sha256 of the canonical text below, computed outside Go (Python hashlib).
+	const want = "466a0136eaec2680abba29f64556d38c14aef26dcf17758c44f202619ca3c63a"
+	canon, _ := bundle.Canonical(doc)
+	if string(canon) != `{"limits":{"big":1e+21,"ratio":0.5},"note":"`+"\u2028"+`","preferredVersion":"2.0","protocolVersions":["2.0"]}` {
+		t.Fatalf("canonical form %s", canon)
+	}
+	if got != want {
+		t.Errorf("digest %s, want %s", got, want)
+	}
+}
+
+// Every corpus bundle is byte-identical to what the reader and the 2-space writer
+// make of it: member order, number text and string escaping all match the reference
+// emitter.
+func TestCorpusRoundTrip(t *testing.T) {
+	dir := testkit.CorpusDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "evidence", "*", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no bundles in the corpus")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := bundle.ParseIJSON(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out, err := bundle.Indent(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, data) {
+			t.Errorf("%s: re-written bytes differ", filepath.Base(f))
+		}
+	}
+}
+
+func TestSealedBundleRoundTrips(t *testing.T) {
+	b := testkit.Signed("https://host.example")
+	data := testkit.Encode(b)
+	parsed, problems, err := bundle.Parse(data)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("%v %v", err, problems)
+	}
+	again, _ := bundle.Indent(parsed.Value())
+	if !bytes.Equal(again, data) {
+		t.Error("typed view does not encode back to the same bytes")
+	}
+	if w, _ := bundle.WitnessDigest(parsed.Raw); w != b.WitnessSha256 {
+		t.Errorf("witness %s, sealed %s", w, b.WitnessSha256)
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bundle",
+		Short: "Mint, sign, verify and gate OpenWOP conformance evidence bundles",
+		Long: `bundle works with OpenWOP certification bundles (v3): signed evidence that a host
+ran the conformance suite, one row per requirement.
+
+  bundle verify FILE...      re-derive every claim and check the signature
+
+Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versionString(),
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageErrorf("%v (see --help)", err)
+	})
+	root.SetVersionTemplate("bundle {{.Version}}\n")
+	root.AddCommand(newVerifyCmd())
+	return root
+}
+
+// exactArgs and minArgs wrap cobra's argument checks as usage errors.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf("%s: give %s (see '%s --help')", cmd.CommandPath(), what, cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s: give %s (see '%s --help')", cmd.CommandPath(), what, cmd.CommandPath())
+		}
+		return nil
+	}
+}

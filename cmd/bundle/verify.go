@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/verify"
+	"github.com/spf13/cobra"
+)
+
+type verifyFlags struct {
+	hostKeys     []string
+	verifierKeys []string
+	registry     string
+	json         bool
+}
+
+func newVerifyCmd() *cobra.Command {
+	var f verifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify [flags] FILE...",
+		Short: "Re-derive every claim of a bundle and check its signature",
+		Long: `verify re-derives everything a bundle claims from its signed rows — totals,
+assertion count, witness digest, discovery digest, durability rung, certified
+profiles — and checks the host signature under a key you trust.
+
+One verdict per file:
+
+  VERIFIED — zero rejections, host signature checked, certified list re-derived.   exit 0
+  REJECTED — n problem(s): one [kind] line per problem                            exit 1
+  COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but: the reasons        exit 2
+  (file missing, unreadable, not JSON or not I-JSON: an error on stderr)          exit 3
+
+With several files the worst verdict sets the exit code
+(VERIFIED < COHERENT < REJECTED < unreadable). A usage error exits 4.
+
+Trust comes only from keys you supply. --host-key takes a SPKI PEM file, a
+directory of <keyId>.pub.pem files (each bundle uses the key named by its
+signature.keyId), or a raw 43-character base64url key. Without one, the verdict is
+at best COHERENT, and says whether the signature verifies under the key the
+bundle's own discovery document publishes — self-published, so not trusted.
+
+What verify does NOT do: it does not re-run the suite, does not fetch the host's
+live /.well-known/openwop, and does not judge whether the suite version is current.`,
+		Example: `  bundle verify --host-key keys/v2-reference-4.pub.pem openwop-host-v2-reference.json
+  bundle verify --host-key keys/ evidence/v2-host-bundles/*.json
+  bundle verify --json --host-key host.pub.pem bundle.json | jq '.[0].verdict'`,
+		Args: minArgs(1, "at least one bundle FILE (or - for standard input)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVerify(cmd, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
+	fl.StringArrayVar(&f.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
+	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
+	fl.BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
+	return cmd
+}
+
+// fileVerdict is one file's result, as the JSON output carries it.
+type fileVerdict struct {
+	File     string `json:"file"`
+	ExitCode int    `json:"exitCode"`
+	Error    string `json:"error,omitempty"`
+	*verify.Verdict
+}
+
+func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
+	opts, err := verifyOptions(f)
+	if err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	results := make([]fileVerdict, 0, len(files))
+	worst := verify.Verified
+	for i, file := range files {
+		fv := verifyFile(cmd.InOrStdin(), file, opts)
+		if o := fv.outcome(); o.Severity() > worst.Severity() {
+			worst = o
+		}
+		results = append(results, fv)
+		if f.json {
+			continue
+		}
+		if fv.Verdict == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: %s\n", file, fv.Error)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		renderVerdictText(stdout, file, fv.Verdict)
+	}
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	}
+	if code := worst.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func (fv fileVerdict) outcome() verify.Outcome {
+	if fv.Verdict == nil {
+		return verify.Unreadable
+	}
+	return fv.Outcome
+}
+
+// verifyFile reads and judges one file; a file that cannot be read or parsed has
+// no Verdict and an Error that says why.
+func verifyFile(stdin io.Reader, file string, opts verify.Options) fileVerdict {
+	var data []byte
+	var err error
+	if file == "-" {
+		data, err = bundle.ReadAll(stdin, "standard input")
+	} else {
+		data, err = bundle.ReadFile(file)
+	}
+	if err == nil {
+		var v *verify.Verdict
+		if v, err = verify.Parse(data, opts); err == nil {
+			return fileVerdict{File: file, ExitCode: v.ExitCode(), Verdict: v}
+		}
+	}
+	return fileVerdict{File: file, ExitCode: exitInput, Error: describeReadError(err)}
+}
+
+func describeReadError(err error) string {
+	var syn *bundle.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return "not a bundle: the file is not valid I-JSON: " + syn.Error()
+	case errors.Is(err, os.ErrNotExist):
+		return "no such file"
+	}
+	return err.Error()
+}
+
+func verifyOptions(f verifyFlags) (verify.Options, error) {
+	var opts verify.Options
+	var err error
+	if opts.HostKeys, err = loadKeyArgs("--host-key", f.hostKeys); err != nil {
+		return opts, err
+	}
+	if opts.VerifierKeys, err = loadKeyArgs("--verifier-key", f.verifierKeys); err != nil {
+		return opts, err
+	}
+	if f.registry == "" {
+		opts.Registry = profiles.Default()
+	} else if opts.Registry, err = profiles.Load(f.registry); err != nil {
+		return opts, inputError(err)
+	}
+	return opts, nil
+}
+
+func loadKeyArgs(flag string, args []string) (keys.Set, error) {
+	var set keys.Set
+	for _, a := range args {
+		ks, err := keys.LoadPublic(a)
+		if err != nil {
+			return nil, inputError(fmt.Errorf("%s %s: %w", flag, a, err))
+		}
+		set = append(set, ks...)
+	}
+	return set, nil
+}
