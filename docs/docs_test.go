@@ -1,0 +1,122 @@
+// Package docs holds certcut's user documentation. This test keeps it true: every
+// fenced block marked ```sh in docs/*.md is run, in order, as a shell script.
+//
+// The rules a doc follows:
+//   - ```sh blocks are commands a reader types; they run with bash -eu in a scratch
+//     directory that holds a copy of examples/, with the `bundle` binary on PATH,
+//     $CORPUS naming ../shared/corpus/openwop and $EXAMPLES the copied examples.
+//     Blocks of one file share the directory, so a walk-through builds on itself.
+//   - A block whose first line is "# exit: N" must exit N (for commands that
+//     demonstrate a failure); otherwise it must exit 0.
+//   - A block that uses $CORPUS is skipped, loudly, when the corpus is absent.
+//   - Output shown to the reader goes in ```console or ```text blocks, never run.
+package docs
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/certcut/certcut/internal/testkit"
+)
+
+type block struct {
+	file string
+	line int
+	code string
+}
+
+// shBlocks returns the ```sh blocks of a Markdown file.
+func shBlocks(t *testing.T, path string) []block {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []block
+	var cur *block
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(line) == "```sh":
+			cur = &block{file: filepath.Base(path), line: n}
+		case cur != nil && strings.TrimSpace(line) == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.code += line + "\n"
+		}
+	}
+	if cur != nil {
+		t.Fatalf("%s:%d: unterminated code block", path, cur.line)
+	}
+	return out
+}
+
+var exitLine = regexp.MustCompile(`^# exit: (\d+)\n`)
+
+func TestDocsCommandsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("docs commands are not run in -short mode")
+	}
+	root := testkit.ModuleRoot()
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "bundle"), "./cmd/bundle")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	corpus := filepath.Join(root, "..", "shared", "corpus", "openwop")
+	_, corpusErr := os.Stat(corpus)
+
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	ran := 0
+	for _, doc := range docs {
+		blocks := shBlocks(t, doc)
+		if len(blocks) == 0 {
+			continue
+		}
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			dir := t.TempDir()
+			examples := filepath.Join(dir, "examples")
+			if err := os.CopyFS(examples, os.DirFS(filepath.Join(root, "examples"))); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range blocks {
+				if strings.Contains(b.code, "$CORPUS") && corpusErr != nil {
+					t.Logf("SKIPPED %s:%d: it reads $CORPUS, which is absent (%s)", b.file, b.line, corpus)
+					continue
+				}
+				want := 0
+				if m := exitLine.FindStringSubmatch(b.code); m != nil {
+					want, _ = strconv.Atoi(m[1])
+				}
+				cmd := exec.Command("bash", "-eu", "-c", b.code)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(),
+					"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+					"CORPUS="+corpus, "EXAMPLES="+examples, "NO_COLOR=1", "HOME="+dir)
+				out, err := cmd.CombinedOutput()
+				got := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					got = ee.ExitCode()
+				} else if err != nil {
+					t.Fatalf("%s:%d: %v", b.file, b.line, err)
+				}
+				if got != want {
+					t.Errorf("%s:%d: exit %d, want %d\n--- block\n%s--- output\n%s", b.file, b.line, got, want, b.code, out)
+				}
+				ran++
+			}
+		})
+	}
+	t.Logf("ran %d documented command blocks", ran)
+}
