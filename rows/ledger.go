@@ -208,7 +208,9 @@ func ReadLedger(data []byte, source string, index *ScenarioIndex) ([]Sourced, er
 			if err != nil {
 				return nil, inputErr(source, e.line, "requirement %s: %v", id, err)
 			}
-			scenario = ScenarioFile(file)
+			if file != "" {
+				scenario = ScenarioFile(file)
+			}
 		}
 		if scenario == "" {
 			hint := "pass the vitest JSON report of the same run (--ledger-report) so certcut can find the file"
