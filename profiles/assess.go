@@ -81,12 +81,13 @@ func (r *Registry) Assess(doc bundle.Value, rows []bundle.Row, declared []string
 		if len(p.FloorScenarios) == 0 {
 			deny("the registry (%s) defines no floor scenarios for it, so nothing can witness it", r.Source)
 		}
+		var missing []string
 		for _, stem := range p.FloorScenarios {
 			rowID := FloorRowID(stem)
 			row := byID[rowID]
 			switch {
 			case row == nil:
-				deny("floor row %s is missing: an unclassified (silent) return", rowID)
+				missing = append(missing, rowID)
 			case row.Result == bundle.ExecutedPass && row.AssertionCount() <= 0:
 				deny("floor row %s is executed-pass with no assertions: an unclassified (vacuous) return", rowID)
 			case row.Result == bundle.ExecutedPass:
@@ -95,7 +96,14 @@ func (r *Registry) Assess(doc bundle.Value, rows []bundle.Row, declared []string
 				deny("floor row %s is %s", rowID, row.Result)
 			}
 		}
-		if a.WitnessCount == 0 && len(p.FloorScenarios) > 0 {
+		switch len(missing) {
+		case 0:
+		case 1:
+			deny("floor row %s is missing: an unclassified (silent) return", missing[0])
+		default:
+			deny("%d floor rows are missing, unclassified (silent) returns: %s", len(missing), strings.Join(missing, ", "))
+		}
+		if a.WitnessCount == 0 && len(p.FloorScenarios) > 0 && len(missing) < len(p.FloorScenarios) {
 			deny("no floor row witnessed it (no executed-pass with assertions)")
 		}
 		a.Certified = len(a.Denials) == 0
