@@ -118,7 +118,7 @@ func ReadLedger(data []byte, source string, index *ScenarioIndex) ([]Sourced, er
 		}
 		v, err := bundle.ParseIJSON(raw)
 		if err != nil {
-			return nil, inputErr(source, line, "not a JSON ledger line: %v", err)
+			return nil, inputErr(source, line, "not a JSON ledger line: %s", lineSyntax(err))
 		}
 		if v.Kind() != bundle.Object {
 			return nil, inputErr(source, line, "a ledger line is a JSON object {requirementId, disposition, detail?, assertionCount?}, this is %s", v.Kind())

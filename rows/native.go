@@ -43,7 +43,7 @@ func ReadNative(data []byte, source string) ([]Sourced, error) {
 			}
 			v, err := bundle.ParseIJSON(line)
 			if err != nil {
-				return nil, inputErr(source, n+1, "not a JSON row: %v", err)
+				return nil, inputErr(source, n+1, "not a JSON row: %s", lineSyntax(err))
 			}
 			s, err := nativeRow(v, fmt.Sprintf("%s:%d", source, n+1))
 			if err != nil {

@@ -12,6 +12,7 @@
 package rows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -105,3 +106,13 @@ func firstLine(s string, n int) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// lineSyntax describes a syntax error inside one line of JSON Lines: the column
+// only, since the line is already named.
+func lineSyntax(err error) string {
+	var syn *bundle.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("column %d: %s (%s)", syn.Column, syn.Msg, syn.Kind)
+	}
+	return err.Error()
+}
