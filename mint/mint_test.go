@@ -3,6 +3,7 @@ package mint_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/mint"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/rows"
 	"github.com/certcut/certcut/verify"
 )
 
@@ -379,5 +381,64 @@ func BenchmarkMintCorpusSized(b *testing.B) {
 		if _, _, _, err := mintBytes(b, in, s); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The reference host's ledger path: the corpus bundle's rows written back as the
+// suite's requirement-ledger.jsonl, with a vitest report naming the file of every
+// row whose id names none, re-mint to the original witnessSha256.
+func TestCorpusRemintFromLedger(t *testing.T) {
+	dir := testkit.CorpusDir(t)
+	data, err := os.ReadFile(filepath.Join(dir, "evidence", "v2-host-bundles", "openwop-workflow-engine-2.45.30-7643ddb8e.json"))
+	if err != nil {
+		t.Skipf("SKIPPED: bundle absent: %v", err)
+	}
+	orig, _, _ := bundle.Parse(data)
+	var ledger, report strings.Builder
+	report.WriteString(`{"testResults":[`)
+	first := true
+	for _, r := range orig.Results.Requirements {
+		line := bundle.ObjectValue(bundle.Member{Name: "requirementId", Value: bundle.StringValue(r.ID)}, bundle.Member{Name: "disposition", Value: bundle.StringValue(r.Result)})
+		if r.Detail != nil {
+			line = line.With("detail", bundle.StringValue(*r.Detail))
+		}
+		if r.Assertions != nil {
+			line = line.With("assertionCount", bundle.IntValue(*r.Assertions))
+		}
+		text, _ := bundle.Canonical(line)
+		ledger.Write(text)
+		ledger.WriteByte('\n')
+		if _, ok := rows.StemFromID(r.ID); !ok {
+			if !first {
+				report.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(&report, `{"name":"/s/%s","assertionResults":[{"fullName":"x","status":"passed","meta":{"requirementId":%q}}]}`, r.Scenario, r.ID)
+		}
+	}
+	report.WriteString("]}")
+	_, index, err := rows.ReadVitest([]byte(report.String()), "report.json", rows.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rows.ReadLedger([]byte(ledger.String()), "ledger.jsonl", index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := rows.Merge(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := discovery.FromValue(*orig.Discovery.Document, orig.Discovery.URL)
+	s := hostSigner(t)
+	asm, err := mint.Assemble(mint.Input{
+		Rows: merged, Discovery: d, Build: orig.Host.Build, Suite: orig.Suite,
+		EvidenceTier: bundle.TierSelf, Registry: profiles.Default(), GeneratedAt: fixedTime, KeyID: orig.Host.SigningKeyID, KeyPEM: s.PEM,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asm.Bundle.WitnessSha256 != orig.WitnessSha256 || asm.Bundle.Discovery.Sha256 != orig.Discovery.Sha256 {
+		t.Errorf("witness %s / discovery %s, original %s / %s", asm.Bundle.WitnessSha256, asm.Bundle.Discovery.Sha256, orig.WitnessSha256, orig.Discovery.Sha256)
 	}
 }
