@@ -192,6 +192,9 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 	if !f.unsigned && f.keyRef == "" {
 		return usageErrorf("mint: --key is required (a PEM file, env:NAME or a KMS URI; or set %s), or pass --unsigned to sign later with 'bundle sign'", envSigningKey)
 	}
+	if f.unsigned && f.verifierRef != "" {
+		return usageErrorf("mint: --unsigned writes no signatures; drop --verifier-key and have the verifier run 'bundle sign --as-verifier' on the unsigned bundle")
+	}
 	if (f.verifierRef == "") != (f.verifierKeyID == "") {
 		return usageErrorf("mint: --verifier-key and --verifier-key-id go together")
 	}
