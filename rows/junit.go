@@ -85,7 +85,7 @@ func ReadJUnit(data []byte, source string, opts Options) ([]Sourced, *ScenarioIn
 			}
 			f := byFile[file]
 			if f == nil {
-				f = &testFile{path: file, origin: source, ordinal: len(order)}
+				f = &testFile{path: file, origin: source}
 				byFile[file] = f
 				order = append(order, file)
 			}

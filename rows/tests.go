@@ -26,11 +26,10 @@ type testCase struct {
 
 // testFile is one scenario file of a report.
 type testFile struct {
-	path    string
-	failed  string // a failure of the file itself (it did not load), if any
-	tests   []testCase
-	origin  string
-	ordinal int
+	path   string
+	failed string // a failure of the file itself (it did not load), if any
+	tests  []testCase
+	origin string
 }
 
 // Details the adapters write. They say what happened and, where the report cannot

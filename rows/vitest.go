@@ -55,7 +55,7 @@ func ReadVitest(data []byte, source string, opts Options) ([]Sourced, *ScenarioI
 		if tr.Name == "" {
 			return nil, nil, inputErr(source, 0, "testResults[%d] has no file name", i)
 		}
-		f := testFile{path: tr.Name, origin: source, ordinal: i}
+		f := testFile{path: tr.Name, origin: source}
 		if tr.Status == "failed" && len(tr.AssertionResults) == 0 {
 			f.failed = tr.Message
 			if f.failed == "" {
