@@ -299,3 +299,11 @@ func (d *decoder) evidence(v Value, ptr string) *Evidence {
 	})
 	return e
 }
+
+// DecodeRow builds the typed view of one requirement row, as Decode does for each
+// item of results.requirements; ptr names the row in problems.
+func DecodeRow(item Value, ptr string) (Row, []Problem) {
+	d := &decoder{}
+	r := d.row(item, ptr)
+	return r, d.problems
+}

@@ -34,6 +34,7 @@ const (
 	SourceDiscovery     Source = "discovery-document" // a discovery document the user supplied or fetched
 	SourceKeyring       Source = "keyring"            // a pinned keyring entry
 	SourceSelfPublished Source = "self-published"     // the bundle's own discovery.document
+	SourceSigner        Source = "signer"             // the public half of the key that is signing (mint's self-check)
 )
 
 // Trusted reports whether a key from this source was supplied by the user.

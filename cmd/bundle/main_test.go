@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +44,8 @@ func TestMain(m *testing.M) {
 //	fresh.json        a coherent bundle signed with the test host key
 //	host.pub.pem      that key (SPKI PEM); keys/test-host-1.pub.pem too
 //	other.pub.pem     an unrelated key
+//	host.key.pem      the test host's private key (PKCS#8, mode 0600)
+//	discovery.json    a discovery document publishing host.pub.pem as test-host-1
 //
 // and $CORPUS names ../shared/corpus/openwop; scripts that need it start with
 // [!corpus] skip.
@@ -69,6 +74,11 @@ func TestScripts(t *testing.T) {
 			"bigfile":  cmdBigFile,
 			"deepjson": cmdDeepJSON,
 			"hexfile":  cmdHexFile,
+			// mint, sign and keys scripts
+			"serve":    cmdServe,
+			"vault":    cmdVault,
+			"filemode": cmdFileMode,
+			"jsonget":  cmdJSONGet,
 		},
 	})
 }
@@ -86,7 +96,19 @@ func writeFixtures(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o755); err != nil {
 		return err
 	}
+	privPEM, err := keys.MarshalPrivatePEM(testkit.Key("host"))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "host.key.pem"), privPEM, 0o600); err != nil {
+		return err
+	}
+	doc, err := bundle.Indent(*b.Discovery.Document)
+	if err != nil {
+		return err
+	}
 	for name, data := range map[string][]byte{
+		"discovery.json":                         doc,
 		"fresh.json":                             testkit.Encode(b),
 		"host.pub.pem":                           pub,
 		"keys/" + testkit.HostKeyID + ".pub.pem": pub,
@@ -156,4 +178,126 @@ func cmdDeepJSON(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Repeat("[", n)+strings.Repeat("]", n)), 0o644))
+}
+
+// serve MODE [FILE]: start a loopback HTTP server for the rest of the script and
+// set $URL to its base URL. It answers /.well-known/openwop by MODE:
+//
+//	json FILE   FILE as application/json, only with OpenWOP-Version: 2.0 (else 406)
+//	500         HTTP 500
+//	html        an HTML page
+//	big         a 50 MB JSON body
+//	slow        nothing until the client gives up
+//	away        a redirect to another origin
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: serve json FILE | 500 | html | big | slow | away")
+	}
+	var body []byte
+	if args[0] == "json" {
+		if len(args) != 2 {
+			ts.Fatalf("usage: serve json FILE")
+		}
+		body = []byte(ts.ReadFile(args[1]))
+	}
+	done := make(chan struct{})
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/.well-known/openwop" {
+			http.NotFound(w, r)
+			return
+		}
+		switch args[0] {
+		case "json":
+			if r.Header.Get("OpenWOP-Version") != "2.0" || r.Header.Get("Accept") != "application/json" {
+				http.Error(w, "send OpenWOP-Version: 2.0 and Accept: application/json", http.StatusNotAcceptable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+		case "500":
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		case "html":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<!doctype html><title>It works</title>"))
+		case "big":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte("["))
+			chunk := bytes.Repeat([]byte(`"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`), 16384)
+			for written := 0; written < 50<<20; written += len(chunk) {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		case "slow":
+			select {
+			case <-done:
+			case <-r.Context().Done():
+			}
+		case "away":
+			http.Redirect(w, r, other.URL+"/.well-known/openwop", http.StatusFound)
+		default:
+			http.Error(w, "unknown mode", http.StatusTeapot)
+		}
+	}))
+	ts.Defer(func() {
+		close(done)
+		srv.Close()
+		other.Close()
+	})
+	ts.Setenv("URL", srv.URL)
+}
+
+// vault NAME PEMFILE: start a loopback HashiCorp Vault transit fake holding the
+// Ed25519 key of PEMFILE as transit key NAME; set VAULT_ADDR and VAULT_TOKEN.
+func cmdVault(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: vault NAME PEMFILE")
+	}
+	priv, err := keys.ParsePrivatePEM([]byte(ts.ReadFile(args[1])))
+	ts.Check(err)
+	v := testkit.NewVault(map[string]ed25519.PrivateKey{args[0]: priv})
+	v.AddECDSA("p256")
+	ts.Defer(v.Close)
+	ts.Setenv("VAULT_ADDR", v.URL)
+	ts.Setenv("VAULT_TOKEN", testkit.VaultToken)
+}
+
+// filemode FILE PERM: succeed if FILE's permission bits are PERM (octal).
+func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: filemode FILE PERM")
+	}
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	info, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if got := uint64(info.Mode().Perm()); (got == want) == neg {
+		ts.Fatalf("%s has mode %04o (want %s%04o)", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// jsonget FILE PATH ENV: set $ENV to the string or number at the slash PATH of FILE.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: jsonget FILE PATH ENV")
+	}
+	cur, err := bundle.ParseIJSON([]byte(ts.ReadFile(args[0])))
+	ts.Check(err)
+	for _, step := range strings.Split(args[1], "/") {
+		if cur.Kind() == bundle.Array {
+			i, err := strconv.Atoi(step)
+			ts.Check(err)
+			cur = cur.Items()[i]
+			continue
+		}
+		next, ok := cur.Get(step)
+		if !ok {
+			ts.Fatalf("%s has no %s", args[0], args[1])
+		}
+		cur = next
+	}
+	out, err := bundle.Canonical(cur)
+	ts.Check(err)
+	ts.Setenv(args[2], strings.Trim(string(out), `"`))
 }

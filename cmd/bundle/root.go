@@ -14,6 +14,9 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 ran the conformance suite, one row per requirement.
 
   bundle verify FILE...      re-derive every claim and check the signature
+  bundle mint --out FILE     assemble, scrub, sign and self-verify a host bundle
+  bundle sign FILE           sign an assembled bundle, or countersign it as a verifier
+  bundle keys generate       make a signing key and print its signingKeys[] entry
 
 Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
 		SilenceUsage:  true,
@@ -28,6 +31,9 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	})
 	root.SetVersionTemplate("bundle {{.Version}}\n")
 	root.AddCommand(newVerifyCmd())
+	root.AddCommand(newMintCmd())
+	root.AddCommand(newSignCmd())
+	root.AddCommand(newKeysCmd())
 	return root
 }
 

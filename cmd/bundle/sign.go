@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/atomicfile"
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/mint"
+	"github.com/certcut/certcut/verify"
+	"github.com/spf13/cobra"
+)
+
+type signFlags struct {
+	out, keyRef, keyID  string
+	asVerifier, force   bool
+	hostPub, verifierPb []string
+	registry            string
+	json                bool
+}
+
+func newSignCmd() *cobra.Command {
+	var f signFlags
+	cmd := &cobra.Command{
+		Use:   "sign --key KEY --key-id ID --out OUT [--as-verifier] FILE",
+		Short: "Sign an assembled bundle as its host, or countersign it as an independent verifier",
+		Long: `sign adds a signature to a bundle 'bundle mint --unsigned' assembled.
+
+As the host (the default) it adds signature over the attestation payload
+(witnessSha256, host.build, suite.version, discovery.sha256); --key-id must equal the
+bundle's host.signingKeyId. With --as-verifier it adds verifierSignature over the same
+payload, the independent tier's countersignature; the verifier's key id must differ
+from the host's. The two can come in either order: the payload does not include
+either signature.
+
+The bundle's rows and digests are not touched. Before writing, the result is verified
+as 'bundle verify' would, under the signing key (and --host-pub / --verifier-pub when
+given); a rejection other than blocked-certified or independent-unverifiable (and,
+while the host has not signed yet, signature-missing) refuses it.
+
+KEY is a PKCS#8 PEM file (mode 0600), env:NAME, or a KMS URI (hashivault://KEY).
+
+Exit codes: 0 written; 2 the self-check refused it (written to OUT.rejected.json);
+3 an input could not be read (bundle, key); 4 usage (OUT exists without --force,
+already signed, key id mismatch).`,
+		Example: `  bundle mint --unsigned --key-id host-2026-11 --out unsigned.json …
+  bundle sign --as-verifier --key verifier.key.pem --key-id lab-verifier-1 --out countersigned.json unsigned.json
+  bundle sign --key keys/host-2026-11.key.pem --key-id host-2026-11 --verifier-pub lab-verifier-1.pub.pem \
+    --out bundle.json countersigned.json`,
+		Args: exactArgs(1, "exactly one bundle FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runSign(cmd, f, args[0]) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "write the signed bundle to `FILE` (required; may be the input with --force)")
+	fl.BoolVar(&f.force, "force", false, "overwrite OUT if it exists")
+	fl.StringVar(&f.keyRef, "key", "", "signing key: PEM `FILE`, env:NAME or KMS URI")
+	fl.StringVar(&f.keyID, "key-id", "", "the signing key's `ID`")
+	fl.BoolVar(&f.asVerifier, "as-verifier", false, "countersign as the independent verifier (verifierSignature)")
+	fl.StringArrayVar(&f.hostPub, "host-pub", nil, "host public key to check the host signature with (PEM `FILE` or raw)")
+	fl.StringArrayVar(&f.verifierPb, "verifier-pub", nil, "verifier public key to check a verifierSignature with (PEM `FILE` or raw)")
+	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `FILE` for the self-check")
+	fl.BoolVar(&f.json, "json", false, "print the self-check verdict as JSON")
+	return cmd
+}
+
+func runSign(cmd *cobra.Command, f signFlags, file string) error {
+	if f.out == "" {
+		return usageErrorf("sign: --out FILE is required")
+	}
+	if f.keyRef == "" || f.keyID == "" {
+		return usageErrorf("sign: --key and --key-id are required")
+	}
+	if !keys.KeyIDPattern.MatchString(f.keyID) {
+		return usageErrorf("sign: key id %q does not match %s", f.keyID, keys.KeyIDPattern)
+	}
+	if !f.force {
+		if _, err := os.Lstat(f.out); err == nil {
+			return usageErrorf("%s already exists; pass --force to overwrite it", f.out)
+		}
+	}
+	data, err := readInput("bundle", file)
+	if err != nil {
+		return err
+	}
+	b, problems, err := bundle.Parse(data)
+	if err != nil {
+		return inputError(fmt.Errorf("%s: not a bundle: the file is not valid I-JSON: %v", file, err))
+	}
+	for _, p := range problems {
+		if p.Pointer != "/signature" {
+			return inputError(fmt.Errorf("%s: not a well-formed bundle: %s", file, p))
+		}
+	}
+	reg, err := loadRegistry(f.registry)
+	if err != nil {
+		return err
+	}
+	hostKeys, err := loadKeyArgs("--host-pub", f.hostPub)
+	if err != nil {
+		return err
+	}
+	verifierKeys, err := loadKeyArgs("--verifier-pub", f.verifierPb)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+	defer cancel()
+	signer, err := loadSigner(ctx, "--key", f.keyRef)
+	if err != nil {
+		return err
+	}
+	tolerated := mint.Tolerated
+	role := "host"
+	if f.asVerifier {
+		role = "independent verifier"
+		if b.VerifierSignature != nil {
+			return usageErrorf("sign: %s already carries a verifierSignature (by %s)", file, b.VerifierSignature.KeyID)
+		}
+		if err := keys.CountersignBundle(b, signer, f.keyID); err != nil {
+			return usageErrorf("sign: %v", err)
+		}
+		verifierKeys = append(keys.Set{signer.Key(f.keyID)}, verifierKeys...)
+		if b.Signature == nil {
+			tolerated = append(append([]verify.Kind(nil), tolerated...), verify.KindSignatureMissing)
+		}
+	} else {
+		if b.Signature != nil {
+			return usageErrorf("sign: %s is already signed by %s; sign the unsigned bundle 'bundle mint --unsigned' wrote", file, b.Signature.KeyID)
+		}
+		if b.Host.SigningKeyID != "" && b.Host.SigningKeyID != f.keyID {
+			return usageErrorf("sign: --key-id %s is not the bundle's host.signingKeyId %s; sign with the key the bundle names", f.keyID, b.Host.SigningKeyID)
+		}
+		if err := keys.SignBundle(b, signer, f.keyID); err != nil {
+			return usageErrorf("sign: %v", err)
+		}
+		hostKeys = append(keys.Set{signer.Key(f.keyID)}, hostKeys...)
+	}
+	out, err := bundle.Indent(b.Value())
+	if err != nil {
+		return fmt.Errorf("sign: encoding the bundle: %w", err)
+	}
+	verdict, checkErr := mint.SelfCheck(out, hostKeys, verifierKeys, reg, tolerated)
+	var refused *mint.RefusedError
+	if errors.As(checkErr, &refused) {
+		rejected := f.out + ".rejected.json"
+		if werr := atomicfile.Write(rejected, out, 0o644, true); werr != nil {
+			return inputError(fmt.Errorf("sign: the self-check refused the bundle, and writing %s failed: %v", rejected, werr))
+		}
+		return &exitError{code: exitRefused, err: fmt.Errorf("sign refused to write %s: %v; the bundle is in %s for inspection", f.out, refused, rejected)}
+	}
+	if checkErr != nil {
+		return checkErr
+	}
+	if err := atomicfile.Write(f.out, out, 0o644, f.force); err != nil {
+		var exists *atomicfile.ExistsError
+		if errors.As(err, &exists) {
+			return usageErrorf("%v", err)
+		}
+		return inputError(fmt.Errorf("sign: writing %s: %w", f.out, err))
+	}
+	if f.json {
+		printJSON(cmd.OutOrStdout(), fileVerdict{File: f.out, ExitCode: verdict.ExitCode(), Verdict: verdict})
+		return nil
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "bundle sign: wrote %s (signed by %s as %s; witness %s; self-check: %s)\n",
+		f.out, f.keyID, role, prefix(b.WitnessSha256, 12), verdict.Outcome)
+	for _, u := range verdict.Unverified {
+		fmt.Fprintf(cmd.OutOrStdout(), "  · %s\n", u)
+	}
+	return nil
+}
