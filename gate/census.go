@@ -62,8 +62,8 @@ type CensusSummary struct {
 
 // Sentence renders the summary as an RFC would quote it.
 func (s CensusSummary) Sentence() string {
-	return fmt.Sprintf("%d of %d committed bundles carry a row for %s %s (%d with an executed-pass row, %d of those carrying verify)",
-		s.Carrying, s.Of, s.Query.Kind, s.Query.Value, s.Passing, s.Verified)
+	return fmt.Sprintf("%d of %d committed bundles carry a row for %s %s (%d with an executed-pass row; %d of the %d verify)",
+		s.Carrying, s.Of, s.Query.Kind, s.Query.Value, s.Passing, s.Verified, s.Carrying)
 }
 
 // CensusRow is one matching row.

@@ -14,6 +14,10 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 ran the conformance suite, one row per requirement.
 
   bundle verify FILE...      re-derive every claim and check the signature
+  bundle gate accepted|audit|cut   decide the Accepted predicate and the cut gates over committed bundles
+  bundle census [ID...]      which committed bundles carry a row for ids, a prefix or a scenario
+  bundle diff A B            what changed between two cuts (--regressions-only gates CI)
+  bundle keys trust          pin a host's published keys in a keyring
 
 Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
 		SilenceUsage:  true,
@@ -28,6 +32,10 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	})
 	root.SetVersionTemplate("bundle {{.Version}}\n")
 	root.AddCommand(newVerifyCmd())
+	root.AddCommand(newGateCmd())
+	root.AddCommand(newCensusCmd())
+	root.AddCommand(newDiffCmd())
+	root.AddCommand(newKeysCmd())
 	return root
 }
 

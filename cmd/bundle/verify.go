@@ -18,6 +18,7 @@ type verifyFlags struct {
 	hostKeys     []string
 	verifierKeys []string
 	registry     string
+	keyring      string
 	json         bool
 }
 
@@ -61,6 +62,7 @@ live /.well-known/openwop, and does not judge whether the suite version is curre
 	fl.StringArrayVar(&f.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
 	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
 	fl.BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
+	fl.StringVar(&f.keyring, "keyring", "", "keyring `file` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
 	return cmd
 }
 
@@ -156,6 +158,11 @@ func verifyOptions(f verifyFlags) (verify.Options, error) {
 	}
 	if opts.VerifierKeys, err = loadKeyArgs("--verifier-key", f.verifierKeys); err != nil {
 		return opts, err
+	}
+	if f.keyring != "" {
+		if opts.Keyring, err = keys.LoadKeyring(f.keyring); err != nil {
+			return opts, inputError(fmt.Errorf("--keyring %s: %w", f.keyring, err))
+		}
 	}
 	if f.registry == "" {
 		opts.Registry = profiles.Default()
