@@ -69,6 +69,10 @@ func TestScripts(t *testing.T) {
 			"bigfile":  cmdBigFile,
 			"deepjson": cmdDeepJSON,
 			"hexfile":  cmdHexFile,
+			// gate, census, diff and keyring scripts
+			"specrepo":   cmdSpecRepo,
+			"livehost":   cmdLiveHost,
+			"servedisco": cmdServeDisco,
 		},
 	})
 }
