@@ -166,7 +166,7 @@ func readGateFile(path string) (*gateFile, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gate file %s: %w", path, err)
+		return nil, fmt.Errorf("gate file %s: %s (fields: rfc, require, requireCorpus, minTier, live, bundles)", path, strings.Join(strings.Fields(err.Error()), " "))
 	}
 	return &g, nil
 }
@@ -390,10 +390,13 @@ A check whose input was not given is BLOCKED. Exit codes as for 'gate accepted'.
 					return inputError(fmt.Errorf("--host-discovery %s: %w", hostDiscoveryFile, err))
 				}
 				req.HostDiscovery, req.HostDiscoveryDoc = hostDiscoveryFile, &doc
-				published, _ := keys.SigningKeys(doc)
-				for _, p := range published {
-					if pub, err := keys.ParseRawPublic(p.PublicKey); err == nil && p.Alg == bundle.AlgEd25519 {
-						opts.HostKeys = append(opts.HostKeys, keys.PublicKey{Key: pub, KeyID: p.KeyID, Source: keys.SourceDiscovery, Origin: hostDiscoveryFile, RetiredAt: p.RetiredAt})
+				// Resolve signature.keyId in the document (check-cut-gates' rule): only the
+				// key published under that id is trusted, never a lone key of another id.
+				if raw, err := bundle.ReadFile(args[0]); err == nil {
+					if b, _, err := bundle.Parse(raw); err == nil && b.Signature != nil {
+						if k, err := keys.FromDiscovery(&doc, b.Signature.KeyID, keys.SourceDiscovery, hostDiscoveryFile); err == nil {
+							opts.HostKeys = append(opts.HostKeys, k)
+						}
 					}
 				}
 			}

@@ -106,7 +106,11 @@ func renderGateText(w io.Writer, r *gate.Report) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	pass, fail, blocked := counts(r)
-	fmt.Fprintf(w, "RESULT: %s — %d criteria: %d pass, %d fail, %d blocked (%d bundles read)\n", r.Status, len(r.Criteria), pass, fail, blocked, len(r.Bundles))
+	read := ""
+	if r.Gate == "accepted" {
+		read = fmt.Sprintf(" (%d bundles read)", len(r.Bundles))
+	}
+	fmt.Fprintf(w, "RESULT: %s — %d criteria: %d pass, %d fail, %d blocked%s\n", r.Status, len(r.Criteria), pass, fail, blocked, read)
 }
 
 func excludedWhy(b gate.BundleInfo) string {
