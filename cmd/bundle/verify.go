@@ -43,7 +43,9 @@ With several files the worst verdict sets the exit code
 
 Trust comes only from keys you supply. --host-key takes a SPKI PEM file, a
 directory of <keyId>.pub.pem files (each bundle uses the key named by its
-signature.keyId), or a raw 43-character base64url key. Without one, the verdict is
+signature.keyId), or a raw 43-character base64url key; --keyring FILE resolves
+signature.keyId among pinned keys (bundle keys trust), and a key it revokes never
+verifies (docs/keys-keyring.md). Without a trusted key, the verdict is
 at best COHERENT, and says whether the signature verifies under the key the
 bundle's own discovery document publishes — self-published, so not trusted.
 
