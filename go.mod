@@ -7,6 +7,8 @@ require (
 	github.com/sigstore/sigstore v1.10.11
 	github.com/sigstore/sigstore/pkg/signature/kms/hashivault v1.10.11
 	github.com/spf13/cobra v1.10.2
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/term v0.45.0
 )
 
 require (
@@ -38,7 +40,6 @@ require (
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/time v0.12.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect

@@ -242,6 +242,10 @@ func fetchError(target string, timeout time.Duration, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return &TimeoutError{URL: target, Timeout: timeout}
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is already named
+	}
 	return fmt.Errorf("GET %s: %w", target, err)
 }
 
@@ -299,4 +303,29 @@ func FromValue(v bundle.Value, recordURL string) (*Document, error) {
 		return nil, err
 	}
 	return &Document{URL: recordURL, Value: v, Sha256: sum}, nil
+}
+
+// Parse reads a discovery document from bytes (a saved file, a fetched body); where
+// names it in errors. The document's URL is left empty.
+func Parse(data []byte, where string) (*Document, error) {
+	d, err := parse(data, where, "")
+	if err != nil {
+		return nil, err
+	}
+	d.URL = ""
+	return d, nil
+}
+
+// Origin returns the scheme://host[:port] of the document's URL ("" when it has none).
+func (d *Document) Origin() string {
+	u, err := url.Parse(d.URL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return origin(u)
+}
+
+// IsURL reports whether arg is an http(s) URL rather than a file path.
+func IsURL(arg string) bool {
+	return strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://")
 }

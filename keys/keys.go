@@ -54,6 +54,8 @@ type PublicKey struct {
 	Origin string `json:"origin,omitempty"`
 	// RetiredAt is set when the publishing document marks the key retired.
 	RetiredAt string `json:"retiredAt,omitempty"`
+	// NotBefore is set when a keyring says from when the key signs.
+	NotBefore string `json:"notBefore,omitempty"`
 }
 
 // Base64URL returns the raw 32-byte key as unpadded base64url, the form discovery

@@ -119,6 +119,17 @@ type KeyUse struct {
 	PublicKey   string `json:"publicKey"`
 	Fingerprint string `json:"fingerprint"`
 	RetiredAt   string `json:"retiredAt,omitempty"`
+	NotBefore   string `json:"notBefore,omitempty"`
+}
+
+// KeyRevocation says that the trusted key chosen for the host signature is revoked
+// in the keyring, so it was not used: a revoked key never verifies.
+type KeyRevocation struct {
+	KeyID       string `json:"keyId"`
+	Fingerprint string `json:"fingerprint"`
+	RevokedAt   string `json:"revokedAt"`
+	Reason      string `json:"reason"`
+	Keyring     string `json:"keyring"`
 }
 
 // Summary is what a reviewer reads first: whose bundle, which build, which suite,
@@ -164,6 +175,9 @@ type Verdict struct {
 
 	// HostKey is the trusted key the host signature was checked under, if any.
 	HostKey *KeyUse `json:"hostKey"`
+	// RevokedKey is set when the keyring revokes the key the host signature would
+	// have been checked under; the signature was then not checked.
+	RevokedKey *KeyRevocation `json:"revokedKey"`
 	// VerifierKey is the trusted key the verifier signature was checked under, if any.
 	VerifierKey *KeyUse `json:"verifierKey"`
 	// SelfPublished resolves signature.keyId in the bundle's own discovery document.

@@ -22,6 +22,11 @@ type Options struct {
 	VerifierKeys keys.Set
 	// Registry derives v2 profiles. Nil means derivability at major 2 is not checked.
 	Registry *profiles.Registry
+	// Keyring, when set, resolves signature.keyId among pinned keys (after an exact
+	// key-id match in HostKeys, before HostKeys' single-key fallback), and says which
+	// keys are revoked: a key the keyring revokes is never used, whichever way it
+	// was supplied, so such a bundle is at best COHERENT (see RevokedKey).
+	Keyring *keys.Keyring
 }
 
 // Parse reads a bundle file and verifies it. The error is non-nil only when the text
@@ -57,6 +62,7 @@ type checker struct {
 
 	attestation      []byte
 	signatureChecked bool // the host signature was checked under a trusted key
+	keyringDated     bool // the keyring supplied the host key's dates
 	claimsIndep      bool
 	docDigestOK      bool
 }
@@ -207,8 +213,12 @@ func (c *checker) signatureRules() {
 	if over, _ := b.Raw.Path("signature", "over"); !isExactOver(over) {
 		c.reject(KindSignatureOver, "", "signature.over must be exactly [%s], in that order", quoteList(bundle.SignatureOver))
 	}
-	key, ok := c.opts.HostKeys.Select(sig.KeyID)
+	key, ok := c.hostKey(sig.KeyID)
 	if !ok {
+		return
+	}
+	if e, revoked := c.revoked(key); revoked {
+		c.v.RevokedKey = &KeyRevocation{KeyID: e.KeyID, Fingerprint: key.Fingerprint(), RevokedAt: e.RevokedAt, Reason: e.RevocationReason, Keyring: c.opts.Keyring.Path}
 		return
 	}
 	c.v.HostKey = keyUse(key)
@@ -222,6 +232,53 @@ func (c *checker) signatureRules() {
 	}
 	c.v.SignatureVerified = true
 	c.signatureChecked = true
+	if key.Source == keys.SourceKeyring || c.keyringDated {
+		if problem := keys.DateProblem(sig.KeyID, key.NotBefore, key.RetiredAt, b.GeneratedAt); problem != "" {
+			c.note("keyring: %s", problem)
+		}
+	}
+}
+
+// hostKey picks the trusted key for keyID: an exact key-id match among HostKeys,
+// else the keyring's entry, else HostKeys' single-key fallback. A key that the
+// keyring pins (by its bytes) takes the keyring's notBefore and retiredAt.
+func (c *checker) hostKey(keyID string) (keys.PublicKey, bool) {
+	var key keys.PublicKey
+	found := false
+	for _, k := range c.opts.HostKeys {
+		if k.KeyID != "" && k.KeyID == keyID {
+			key, found = k, true
+			break
+		}
+	}
+	if !found && c.opts.Keyring != nil {
+		if e, ok := c.opts.Keyring.Lookup(keyID); ok {
+			if k, err := e.Key(c.opts.Keyring.Path); err == nil {
+				key, found = k, true
+			}
+		}
+	}
+	if !found {
+		key, found = c.opts.HostKeys.Select(keyID)
+	}
+	if found && key.Source != keys.SourceKeyring {
+		if e, ok := c.opts.Keyring.ForKey(key.Key); ok {
+			if key.RetiredAt == "" {
+				key.RetiredAt = e.RetiredAt
+			}
+			if key.NotBefore == "" {
+				key.NotBefore = e.NotBefore
+			}
+			c.keyringDated = e.RetiredAt != "" || e.NotBefore != ""
+		}
+	}
+	return key, found
+}
+
+// revoked reports whether the keyring revokes this key (by its bytes).
+func (c *checker) revoked(key keys.PublicKey) (keys.KeyringEntry, bool) {
+	e, ok := c.opts.Keyring.ForKey(key.Key)
+	return e, ok && e.Revoked()
 }
 
 // independentRules: independent-unsigned, independent-self-signed,
@@ -451,7 +508,16 @@ func (c *checker) conclude() {
 	}
 	if !c.signatureChecked {
 		reason := "host signature not checked: no --host-key was given"
-		if len(c.opts.HostKeys) > 1 {
+		switch {
+		case v.RevokedKey != nil:
+			r := v.RevokedKey
+			reason = fmt.Sprintf("host signature not checked: key %s (%s) is revoked in keyring %s since %s (%s); a revoked key never verifies", r.KeyID, r.Fingerprint, r.Keyring, r.RevokedAt, r.Reason)
+		case c.opts.Keyring != nil:
+			reason = fmt.Sprintf("host signature not checked: keyring %s pins no key %s", c.opts.Keyring.Path, v.SelfPublished.KeyID)
+			if len(c.opts.HostKeys) > 0 {
+				reason += fmt.Sprintf(", and none of the %d supplied host keys is named so", len(c.opts.HostKeys))
+			}
+		case len(c.opts.HostKeys) > 1:
 			reason = fmt.Sprintf("host signature not checked: none of the %d supplied host keys is named %s", len(c.opts.HostKeys), v.SelfPublished.KeyID)
 		}
 		v.Unverified = append([]string{reason + "; self-published, not trusted: " + v.SelfPublished.Detail}, v.Unverified...)
@@ -467,5 +533,5 @@ func (c *checker) conclude() {
 }
 
 func keyUse(k keys.PublicKey) *KeyUse {
-	return &KeyUse{KeyID: k.KeyID, Source: string(k.Source), Origin: k.Origin, PublicKey: k.Base64URL(), Fingerprint: k.Fingerprint(), RetiredAt: k.RetiredAt}
+	return &KeyUse{KeyID: k.KeyID, Source: string(k.Source), Origin: k.Origin, PublicKey: k.Base64URL(), Fingerprint: k.Fingerprint(), RetiredAt: k.RetiredAt, NotBefore: k.NotBefore}
 }

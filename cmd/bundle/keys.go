@@ -20,23 +20,26 @@ const privateSuffix = ".key.pem"
 func newKeysCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "keys",
-		Short: "Generate signing keys and print their discovery signingKeys[] entries",
+		Short: "Generate, inspect, retire and pin signing keys",
 		Long: `keys manages the Ed25519 keys bundles are signed with.
 
   bundle keys generate --key-id ID   write <ID>.key.pem (PKCS#8, mode 0600) and
                                      <ID>.pub.pem (SPKI) and print the signingKeys[] entry
   bundle keys public --key KEY       print the public forms of a private key or KMS key
   bundle keys retire --key-id ID     print the entry with retiredAt, to keep it listed
+  bundle keys trust --from-discovery URL|FILE --keyring FILE
+                                     pin a host's published keys in a keyring
 
 A host publishes every key it has signed with in its discovery document's
 signingKeys[]; a retired key stays listed (with retiredAt), because dropping it
-invalidates every bundle it signed. docs/keys.md has the whole flow.`,
-		Args: exactArgs(0, "a subcommand: generate, public or retire"),
+invalidates every bundle it signed. docs/keys.md has the whole flow;
+docs/keys-keyring.md the keyring.`,
+		Args: exactArgs(0, "a subcommand: generate, public, retire or trust"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErrorf("keys: give a subcommand: generate, public or retire (see 'bundle keys --help')")
+			return usageErrorf("keys: give a subcommand: generate, public, retire or trust (see 'bundle keys --help')")
 		},
 	}
-	cmd.AddCommand(newKeysGenerateCmd(), newKeysPublicCmd(), newKeysRetireCmd())
+	cmd.AddCommand(newKeysGenerateCmd(), newKeysPublicCmd(), newKeysRetireCmd(), newKeysTrustCmd())
 	return cmd
 }
 

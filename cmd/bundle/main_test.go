@@ -79,6 +79,10 @@ func TestScripts(t *testing.T) {
 			"vault":    cmdVault,
 			"filemode": cmdFileMode,
 			"jsonget":  cmdJSONGet,
+			// gate, census, diff and keyring scripts
+			"specrepo":   cmdSpecRepo,
+			"livehost":   cmdLiveHost,
+			"servedisco": cmdServeDisco,
 		},
 	})
 }

@@ -17,6 +17,10 @@ ran the conformance suite, one row per requirement.
   bundle mint --out FILE     assemble, scrub, sign and self-verify a host bundle
   bundle sign FILE           sign an assembled bundle, or countersign it as a verifier
   bundle keys generate       make a signing key and print its signingKeys[] entry
+  bundle gate accepted|audit|cut   decide the Accepted predicate and the cut gates over committed bundles
+  bundle census [ID...]      which committed bundles carry a row for ids, a prefix or a scenario
+  bundle diff A B            what changed between two cuts (--regressions-only gates CI)
+  bundle keys trust          pin a host's published keys in a keyring
 
 Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
 		SilenceUsage:  true,
@@ -33,6 +37,9 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	root.AddCommand(newVerifyCmd())
 	root.AddCommand(newMintCmd())
 	root.AddCommand(newSignCmd())
+	root.AddCommand(newGateCmd())
+	root.AddCommand(newCensusCmd())
+	root.AddCommand(newDiffCmd())
 	root.AddCommand(newKeysCmd())
 	return root
 }

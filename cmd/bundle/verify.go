@@ -18,6 +18,7 @@ type verifyFlags struct {
 	hostKeys     []string
 	verifierKeys []string
 	registry     string
+	keyring      string
 	json         bool
 }
 
@@ -42,7 +43,9 @@ With several files the worst verdict sets the exit code
 
 Trust comes only from keys you supply. --host-key takes a SPKI PEM file, a
 directory of <keyId>.pub.pem files (each bundle uses the key named by its
-signature.keyId), or a raw 43-character base64url key. Without one, the verdict is
+signature.keyId), or a raw 43-character base64url key; --keyring FILE resolves
+signature.keyId among pinned keys (bundle keys trust), and a key it revokes never
+verifies (docs/keys-keyring.md). Without a trusted key, the verdict is
 at best COHERENT, and says whether the signature verifies under the key the
 bundle's own discovery document publishes — self-published, so not trusted.
 
@@ -61,6 +64,7 @@ live /.well-known/openwop, and does not judge whether the suite version is curre
 	fl.StringArrayVar(&f.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
 	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
 	fl.BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
+	fl.StringVar(&f.keyring, "keyring", "", "keyring `file` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
 	return cmd
 }
 
@@ -156,6 +160,11 @@ func verifyOptions(f verifyFlags) (verify.Options, error) {
 	}
 	if opts.VerifierKeys, err = loadKeyArgs("--verifier-key", f.verifierKeys); err != nil {
 		return opts, err
+	}
+	if f.keyring != "" {
+		if opts.Keyring, err = keys.LoadKeyring(f.keyring); err != nil {
+			return opts, inputError(fmt.Errorf("--keyring %s: %w", f.keyring, err))
+		}
 	}
 	if f.registry == "" {
 		opts.Registry = profiles.Default()

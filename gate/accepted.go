@@ -1,0 +1,406 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/verify"
+)
+
+// AcceptedRequest says what to gate: an RFC file, explicit ids, or both.
+type AcceptedRequest struct {
+	// RFC is a parsed RFC (nil: only the explicit ids are gated).
+	RFC *rfc.RFC
+	// Require are explicit host-tier ids (already expanded, see ExpandIDs).
+	Require []string
+	// RequireCorpus are explicit ids witnessed by the corpus ledger.
+	RequireCorpus []string
+}
+
+// ExpandIDs expands command-line ids: a full id, NNNN.slug (openwop.requirement.
+// implied), or .slug reusing the RFC number of the previous id. Anything else is
+// an error naming the argument.
+func ExpandIDs(args []string) ([]string, error) {
+	var out []string
+	number := ""
+	for _, a := range args {
+		id := strings.TrimSpace(a)
+		switch {
+		case strings.HasPrefix(id, rfc.RequirementPrefix):
+		case strings.HasPrefix(id, "."):
+			if number == "" {
+				return nil, fmt.Errorf("id %q reuses the previous RFC number, but no id came before it", a)
+			}
+			id = rfc.RequirementPrefix + number + id
+		default:
+			id = rfc.RequirementPrefix + id
+		}
+		if ids := rfc.ExpandIDs("`" + id + "`"); len(ids) != 1 || ids[0] != id {
+			return nil, fmt.Errorf("%q is not a requirement id (give openwop.requirement.NNNN.slug, NNNN.slug, or .slug after one of those)", a)
+		}
+		number = strings.SplitN(strings.TrimPrefix(id, rfc.RequirementPrefix), ".", 2)[0]
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// Accepted decides the Accepted predicate (RFC 0174 §B.1, with the host-evidence
+// rules of spec §8.1) criterion by criterion.
+func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
+	rep := &Report{Gate: "accepted", Settings: r.settings()}
+	var reqs []rfc.Requirement
+	if req.RFC != nil {
+		x := req.RFC
+		rep.RFC = &RFCInfo{File: x.File, Number: x.Number, Title: x.Title, Status: x.Status}
+		rep.Subject = "RFC " + x.Number
+		if x.Status != "Accepted" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the RFC's Status is `%s`; the predicate is evaluated as if it were flipped to `Accepted`", orDash(x.Status)))
+		}
+		rep.Criteria = append(rep.Criteria, acceptanceCriterion(x), updatedCriterion(x), registerCriterion(x))
+		reqs = append(reqs, x.Requirements...)
+		for _, n := range x.NotRequired {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s (line %d) is not required: its row says it is not claimed as a witness", n.ID, n.Line))
+		}
+		if len(x.Requirements) == 0 {
+			rep.Notes = append(rep.Notes, "the RFC names no requirement id in its Falsifiability or Conformance tables or its acceptance lines; only the RFC-text criteria apply")
+		}
+	}
+	seen := map[string]bool{}
+	for _, q := range reqs {
+		seen[q.ID] = true
+	}
+	for _, id := range req.Require {
+		if !seen[id] {
+			seen[id] = true
+			reqs = append(reqs, rfc.Requirement{ID: id, Source: "--require"})
+		}
+	}
+	for _, id := range req.RequireCorpus {
+		if !seen[id] {
+			seen[id] = true
+			reqs = append(reqs, rfc.Requirement{ID: id, Source: "--require-corpus", Corpus: true})
+		}
+	}
+	if rep.Subject == "" {
+		var ids []string
+		for _, q := range reqs {
+			ids = append(ids, q.ID)
+		}
+		rep.Subject = firstN(ids, 3)
+	}
+	declared := map[string]bool{}
+	for _, q := range reqs {
+		declared[q.ID] = true
+	}
+	relied := map[*Entry]bool{}
+	for _, q := range reqs {
+		var c Criterion
+		if q.Corpus {
+			c = r.corpusCriterion(q, rep)
+		} else {
+			var used []*Entry
+			c, used = r.requirementCriterion(ctx, q, declared)
+			for _, e := range used {
+				relied[e] = true
+			}
+		}
+		if rep.RFC != nil && q.Line > 0 {
+			c.Location = &Location{File: rep.RFC.File, Line: q.Line}
+		}
+		rep.Criteria = append(rep.Criteria, c)
+	}
+	// Bundle criteria for every bundle the verdict relies on: the witnesses of
+	// each passing id, and for an id without one, the bundles that would have
+	// witnessed it — so each refusal is shown with its named reason.
+	var files []*Entry
+	for e := range relied {
+		files = append(files, e)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].File < files[j].File })
+	for _, e := range files {
+		a := r.assessOf(e)
+		for _, ch := range a.checks {
+			ref := e.Ref()
+			rep.Criteria = append(rep.Criteria, Criterion{ID: ch.id, Title: ch.title, Status: ch.status, Reason: ch.reason, Bundle: &ref})
+		}
+	}
+	for _, e := range r.Entries {
+		rep.Bundles = append(rep.Bundles, r.bundleInfo(e))
+	}
+	rep.finish()
+	return rep
+}
+
+func (r *Repo) bundleInfo(e *Entry) BundleInfo {
+	info := BundleInfo{BundleRef: e.Ref(), Verdict: string(e.Outcome()), Rejections: rejectionLines(e.Verdict), Why: []string{}}
+	if e.Err != nil {
+		info.Error = e.Err.Error()
+	}
+	if e.Bundle != nil {
+		a := r.assessOf(e)
+		info.Host, info.Suite, info.Origin = e.Bundle.Host.Name, e.Bundle.Suite.Version, a.origin
+		info.Tier, info.TierName, info.Companion = a.tier, a.tierName, a.companion
+		info.Qualifies, info.Why = a.qualifies(), a.why()
+	} else {
+		info.Why = []string{"unreadable: " + errString(e.Err)}
+	}
+	return info
+}
+
+func acceptanceCriterion(x *rfc.RFC) Criterion {
+	c := Criterion{ID: CritAcceptance, Title: "acceptance criteria ticked, or unticked with reason:/deferred:/Phase 4"}
+	if x.AcceptanceLine > 0 {
+		c.Location = &Location{File: x.File, Line: x.AcceptanceLine + 1}
+	}
+	if x.AcceptanceLine == 0 || len(x.Acceptance) == 0 {
+		c.Status, c.Reason = Fail, "the Acceptance criteria section is missing, or has neither checkboxes nor a table"
+		if c.Location == nil {
+			c.Location = &Location{File: x.File, Line: 1}
+		}
+		return c
+	}
+	ticked, reasoned := 0, 0
+	for _, a := range x.Acceptance {
+		switch {
+		case a.Ticked:
+			ticked++
+		case a.Reasoned:
+			reasoned++
+		case a.Kind == "table":
+			c.Findings = append(c.Findings, Finding{Message: "acceptance table row has no evidence: " + a.Text, Location: &Location{File: x.File, Line: a.Line}})
+		default:
+			c.Findings = append(c.Findings, Finding{Message: "unticked acceptance box without reason:, deferred: or Phase 4: " + a.Text, Location: &Location{File: x.File, Line: a.Line}})
+		}
+	}
+	if len(c.Findings) > 0 {
+		c.Status, c.Reason = Fail, fmt.Sprintf("%d acceptance item(s) neither met nor deferred with a reason", len(c.Findings))
+		c.Location = c.Findings[0].Location
+		return c
+	}
+	c.Status, c.Reason = Pass, fmt.Sprintf("%d ticked, %d deferred with a stated reason", ticked, reasoned)
+	return c
+}
+
+func updatedCriterion(x *rfc.RFC) Criterion {
+	c := Criterion{ID: CritUpdated, Title: "Updated names an evidence tier or `corpus gate`"}
+	line := x.UpdatedLine
+	if line == 0 {
+		line = 1
+	}
+	c.Location = &Location{File: x.File, Line: line}
+	if label := rfc.TierLabel(x.Updated); label != "" {
+		c.Status, c.Reason = Pass, fmt.Sprintf("Updated names %q", label)
+	} else if x.UpdatedLine == 0 {
+		c.Status, c.Reason = Fail, "the header has no Updated field"
+	} else {
+		c.Status, c.Reason = Fail, "Updated names no evidence tier (tier-1, tier-2, tier-3) and not `corpus gate`"
+	}
+	return c
+}
+
+func registerCriterion(x *rfc.RFC) Criterion {
+	c := Criterion{ID: CritRegister, Title: "no `open` row in the RFC's gap register"}
+	reg, err := rfc.ReadRegister(x.File, x.Number)
+	switch {
+	case err != nil:
+		c.Status, c.Reason = Blocked, err.Error()
+	case reg.File == "":
+		c.Status, c.Reason = Pass, fmt.Sprintf("no register RFCS/registers/%s*.gaps.md, so no open gap", x.Number)
+	case len(reg.Open) > 0:
+		c.Status, c.Reason = Fail, fmt.Sprintf("%s carries %d open gap row(s)", reg.File, len(reg.Open))
+		for _, o := range reg.Open {
+			c.Findings = append(c.Findings, Finding{Message: "open gap: " + o.Text, Location: &Location{File: reg.File, Line: o.Line}})
+		}
+		c.Location = c.Findings[0].Location
+	default:
+		c.Status, c.Reason = Pass, "no open row in "+filepath.ToSlash(reg.File)
+	}
+	return c
+}
+
+// corpusCriterion looks a (corpus) id up in the corpus ledger.
+func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
+	c := Criterion{ID: CritCorpus, Title: "(corpus) id executed-pass in the corpus ledger", Requirement: q.ID}
+	if r.Ledger == nil {
+		c.Status, c.Reason = Blocked, fmt.Sprintf("no corpus ledger at %s: a (corpus) row is witnessed only by it (spec §11)", r.LedgerFile)
+		return c
+	}
+	var pass, other []string
+	for id, entries := range r.Ledger.Requirements {
+		if id != q.ID && !strings.HasPrefix(id, q.ID+".") {
+			continue
+		}
+		for _, e := range entries {
+			if e.Result == bundle.ExecutedPass {
+				pass = append(pass, id)
+			} else {
+				other = append(other, id+" "+e.Result)
+			}
+		}
+	}
+	sort.Strings(pass)
+	sort.Strings(other)
+	switch {
+	case len(pass) > 0:
+		c.Status, c.Reason = Pass, fmt.Sprintf("%s: executed-pass for %s", r.Ledger.File, firstN(pass, 3))
+	case len(other) > 0:
+		c.Status, c.Reason = Fail, fmt.Sprintf("%s records no executed-pass, only %s", r.Ledger.File, firstN(other, 3))
+	default:
+		c.Status, c.Reason = Fail, fmt.Sprintf("%s has no entry for it", r.Ledger.File)
+	}
+	return c
+}
+
+// candidate is one bundle's rows for a requirement.
+type candidate struct {
+	entry  *Entry
+	rows   []bundle.Row
+	clean  bool   // every row a non-vacuous, non-partial executed-pass
+	why    string // why not clean
+	gateOK bool   // a gated requirement accounted for by reasoned non-pass rows
+}
+
+// requirementCriterion decides one host-tier id and returns the bundles it relies
+// on.
+func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, declared map[string]bool) (Criterion, []*Entry) {
+	c := Criterion{ID: CritRequirement, Title: "witnessed executed-pass in a qualifying bundle", Requirement: q.ID}
+	var cands []candidate
+	read := 0
+	for _, e := range r.Entries {
+		if e.Bundle == nil {
+			continue
+		}
+		read++
+		var rows []bundle.Row
+		for _, row := range e.Bundle.Results.Requirements {
+			if row.ID == q.ID || (strings.HasPrefix(row.ID, q.ID+".") && !declared[row.ID]) {
+				rows = append(rows, row)
+			}
+		}
+		if len(rows) > 0 {
+			cands = append(cands, r.judgeRows(e, rows, q))
+		}
+	}
+	var witnesses, relied []*Entry
+	var blocked, refused []string
+	for _, cd := range cands {
+		usable := cd.clean || cd.gateOK
+		a := r.assessOf(cd.entry)
+		if usable && a.qualifies() {
+			r.withLive(ctx, a)
+		}
+		ok := usable && a.qualifies()
+		why := cd.why
+		switch {
+		case ok:
+			witnesses = append(witnesses, cd.entry)
+		case usable:
+			why = "the bundle does not qualify: " + firstN(a.why(), 2)
+			if a.blockedOnly() {
+				blocked = append(blocked, fmt.Sprintf("%s (%s)", cd.entry.File, firstN(a.why(), 2)))
+			} else {
+				refused = append(refused, fmt.Sprintf("%s: %s", cd.entry.File, firstN(a.why(), 2)))
+			}
+			relied = append(relied, cd.entry)
+		}
+		for _, row := range cd.rows {
+			ev := Evidence{Bundle: cd.entry.Ref(), Row: row.ID, Result: row.Result, Assertions: row.AssertionCount(), Detail: clip(row.DetailText()), Counted: ok}
+			if !ok {
+				ev.Why = why
+			}
+			c.Evidence = append(c.Evidence, ev)
+		}
+	}
+	switch {
+	case len(witnesses) > 0:
+		c.Status = Pass
+		w := witnesses[0]
+		how := "executed-pass"
+		if !cands[indexOf(cands, w)].clean {
+			how = "accounted for by reasoned non-pass rows (the RFC declares it gated)"
+		}
+		c.Reason = fmt.Sprintf("%s in %s (sha256 %s, signed %s)", how, w.File, short(w.Sha256), orDash(w.Ref().KeyID))
+		if len(witnesses) > 1 {
+			c.Reason += fmt.Sprintf(", and %d more bundle(s)", len(witnesses)-1)
+		}
+		return c, witnesses
+	case len(blocked) > 0:
+		c.Status = Blocked
+		c.Reason = "carried executed-pass, but the bundle cannot be judged: " + firstN(blocked, 2)
+	case len(refused) > 0:
+		c.Status = Fail
+		c.Reason = "carried executed-pass only by bundles that do not qualify: " + firstN(refused, 2)
+	case len(cands) == 0:
+		c.Status = Fail
+		c.Reason = fmt.Sprintf("no bundle in %s carries a row for it (%d bundles read)", r.BundlesDir, read)
+	default:
+		c.Status = Fail
+		var rows []string
+		for _, cd := range cands {
+			rows = append(rows, fmt.Sprintf("%s: %s", filepath.Base(cd.entry.File), cd.why))
+		}
+		c.Reason = fmt.Sprintf("carried by %d bundle(s), none as a clean executed-pass: %s", len(cands), firstN(rows, 2))
+	}
+	if r.Ledger != nil {
+		for _, e := range r.Ledger.Requirements[q.ID] {
+			if e.Result == bundle.ExecutedPass {
+				c.Reason += "; the corpus ledger records it executed-pass — if it is corpus evidence, mark its Falsifiability row (corpus)"
+				break
+			}
+		}
+	}
+	return c, relied
+}
+
+func indexOf(cands []candidate, e *Entry) int {
+	for i, c := range cands {
+		if c.entry == e {
+			return i
+		}
+	}
+	return 0
+}
+
+// judgeRows decides whether a bundle's rows for a requirement witness it.
+func (r *Repo) judgeRows(e *Entry, rows []bundle.Row, q rfc.Requirement) candidate {
+	cd := candidate{entry: e, rows: rows, clean: true, gateOK: q.Gated}
+	companion := IsCompanion(e.Bundle)
+	for _, row := range rows {
+		partial := strings.HasPrefix(row.DetailText(), "partial-witness:")
+		switch {
+		case row.Result != bundle.ExecutedPass:
+			cd.clean = false
+			cd.why = fmt.Sprintf("row %s is %s", row.ID, row.Result)
+			if d := verify.TrimJS(row.DetailText()); d != "" {
+				cd.why += " (" + clip(d) + ")"
+			}
+			reasoned := (row.Result == bundle.Inapplicable || row.Result == bundle.Skipped) && verify.TrimJS(row.DetailText()) != ""
+			cd.gateOK = cd.gateOK && reasoned
+		case row.AssertionCount() < 1:
+			cd.clean, cd.gateOK = false, false
+			cd.why = fmt.Sprintf("row %s is executed-pass with no assertions", row.ID)
+		case partial:
+			cd.clean, cd.gateOK = false, false
+			cd.why = fmt.Sprintf("row %s is a partial witness (%s)", row.ID, clip(row.DetailText()))
+		case companion && (r.Anchors == nil || !r.Anchors.Has(row.ID)):
+			cd.clean, cd.gateOK = false, false
+			cd.why = fmt.Sprintf("row %s is in a colocated companion, which witnesses only the harness-trust-anchor rows (%s)", row.ID, r.AnchorsFile)
+		}
+	}
+	if cd.clean {
+		cd.gateOK = false
+	}
+	return cd
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,99 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/certcut/certcut/gate/rfc"
+)
+
+// AuditFirstRFC is the first RFC number the Accepted predicate applies to; older
+// RFCs are grandfathered (RFC 0174 §B.1).
+const AuditFirstRFC = 167
+
+// AuditReport is the Accepted predicate over a whole RFC register.
+type AuditReport struct {
+	RFCsDir  string     `json:"rfcsDir"`
+	Status   Status     `json:"status"`
+	ExitCode int        `json:"exitCode"`
+	Rows     []AuditRow `json:"rows"`
+	// Skipped counts RFC files not gated (numbers below 0167, or not Accepted).
+	Skipped  int      `json:"skipped"`
+	Bundles  int      `json:"bundles"`
+	Settings Settings `json:"settings"`
+}
+
+// AuditRow is one Accepted RFC's verdict.
+type AuditRow struct {
+	Number string `json:"number"`
+	File   string `json:"file"`
+	Title  string `json:"title"`
+	Status Status `json:"status"`
+	// Witnesses are the bundle files that witness its ids.
+	Witnesses []string `json:"witnesses"`
+	// Missing names each criterion that did not pass, with its status.
+	Missing []string `json:"missing"`
+	Report  *Report  `json:"report"`
+}
+
+var rfcFileRE = regexp.MustCompile(`^(\d{4})-.*\.md$`)
+
+// Audit runs the Accepted predicate over every RFCS/NNNN-*.md numbered 0167 or
+// higher whose Status is Accepted.
+func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	out := &AuditReport{RFCsDir: dir, Rows: []AuditRow{}, Bundles: len(r.Entries), Settings: r.settings(), Status: Pass}
+	var files []string
+	for _, n := range names {
+		if !n.IsDir() && rfcFileRE.MatchString(n.Name()) {
+			files = append(files, n.Name())
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		num, _ := strconv.Atoi(rfcFileRE.FindStringSubmatch(f)[1])
+		x, err := rfc.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return nil, &InputError{Err: err}
+		}
+		if num < AuditFirstRFC || x.Status != "Accepted" {
+			out.Skipped++
+			continue
+		}
+		rep := r.Accepted(ctx, AcceptedRequest{RFC: x})
+		row := AuditRow{Number: x.Number, File: x.File, Title: x.Title, Status: rep.Status, Witnesses: []string{}, Missing: []string{}, Report: rep}
+		wit := map[string]bool{}
+		for _, c := range rep.Criteria {
+			if c.ID == CritRequirement && c.Status == Pass {
+				for _, ev := range c.Evidence {
+					if ev.Counted && !wit[ev.Bundle.File] {
+						wit[ev.Bundle.File] = true
+						row.Witnesses = append(row.Witnesses, ev.Bundle.File)
+					}
+				}
+			}
+			if c.Status != Pass {
+				what := c.ID
+				if c.Requirement != "" {
+					what = c.Requirement
+				} else if c.Bundle != nil {
+					what = c.ID + " " + filepath.Base(c.Bundle.File)
+				}
+				row.Missing = append(row.Missing, fmt.Sprintf("%s %s", c.Status, what))
+			}
+		}
+		sort.Strings(row.Witnesses)
+		out.Rows = append(out.Rows, row)
+		out.Status = worse(out.Status, rep.Status)
+	}
+	out.ExitCode = out.Status.ExitCode()
+	return out, nil
+}

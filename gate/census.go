@@ -1,0 +1,133 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/verify"
+)
+
+// Query kinds for a census.
+const (
+	QueryID       = "id"       // the id or a leg under it
+	QueryPrefix   = "prefix"   // any id starting with the text
+	QueryScenario = "scenario" // rows from that scenario file
+)
+
+// Query is one thing to count.
+type Query struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+func (q Query) String() string { return q.Kind + " " + q.Value }
+
+// Matches reports whether a row answers the query.
+func (q Query) Matches(row bundle.Row) bool {
+	switch q.Kind {
+	case QueryID:
+		return row.ID == q.Value || strings.HasPrefix(row.ID, q.Value+".")
+	case QueryPrefix:
+		return strings.HasPrefix(row.ID, q.Value)
+	case QueryScenario:
+		stem := strings.TrimSuffix(q.Value, ".test.ts")
+		return row.Scenario == stem+".test.ts" || row.Scenario == stem ||
+			row.ID == "openwop.scenario."+stem || row.ID == "openwop.floor."+stem
+	}
+	return false
+}
+
+// Census is which bundles carry rows for the queries.
+type Census struct {
+	Dir        string          `json:"dir"`
+	Bundles    int             `json:"bundles"`
+	Unreadable []string        `json:"unreadable"`
+	Summary    []CensusSummary `json:"summary"`
+	Rows       []CensusRow     `json:"rows"`
+}
+
+// CensusSummary is the sentence RFCs quote: "N of M committed bundles carry a row
+// for …".
+type CensusSummary struct {
+	Query Query `json:"query"`
+	// Carrying counts bundles with at least one matching row; Passing those with
+	// at least one executed-pass row; Verified those of the carrying ones that
+	// verify (VERIFIED).
+	Carrying int `json:"carrying"`
+	Passing  int `json:"passing"`
+	Verified int `json:"verified"`
+	Of       int `json:"of"`
+}
+
+// Sentence renders the summary as an RFC would quote it.
+func (s CensusSummary) Sentence() string {
+	return fmt.Sprintf("%d of %d committed bundles carry a row for %s %s (%d with an executed-pass row; %d of the %d verify)",
+		s.Carrying, s.Of, s.Query.Kind, s.Query.Value, s.Passing, s.Verified, s.Carrying)
+}
+
+// CensusRow is one matching row.
+type CensusRow struct {
+	Query      string `json:"query"`
+	Bundle     string `json:"bundle"`
+	Sha256     string `json:"sha256"`
+	Row        string `json:"row"`
+	Scenario   string `json:"scenario"`
+	Result     string `json:"result"`
+	Assertions int64  `json:"assertions"`
+	Detail     string `json:"detail,omitempty"`
+	Suite      string `json:"suite"`
+	Host       string `json:"host"`
+	KeyID      string `json:"keyId"`
+	Verdict    string `json:"verdict"`
+	Verifies   bool   `json:"verifies"`
+}
+
+// TakeCensus counts, over the entries, the bundles and rows answering each query.
+func TakeCensus(dir string, entries []*Entry, queries []Query) *Census {
+	c := &Census{Dir: dir, Unreadable: []string{}, Summary: []CensusSummary{}, Rows: []CensusRow{}}
+	for _, e := range entries {
+		if e.Bundle == nil {
+			c.Unreadable = append(c.Unreadable, e.File)
+			continue
+		}
+		c.Bundles++
+	}
+	for _, q := range queries {
+		s := CensusSummary{Query: q, Of: c.Bundles}
+		for _, e := range entries {
+			if e.Bundle == nil {
+				continue
+			}
+			carried, passed := false, false
+			for _, row := range e.Bundle.Results.Requirements {
+				if !q.Matches(row) {
+					continue
+				}
+				carried = true
+				passed = passed || row.Result == bundle.ExecutedPass
+				keyID := ""
+				if e.Bundle.Signature != nil {
+					keyID = e.Bundle.Signature.KeyID
+				}
+				c.Rows = append(c.Rows, CensusRow{
+					Query: q.String(), Bundle: e.File, Sha256: e.Sha256, Row: row.ID, Scenario: row.Scenario,
+					Result: row.Result, Assertions: row.AssertionCount(), Detail: clip(row.DetailText()),
+					Suite: e.Bundle.Suite.Version, Host: e.Bundle.Host.Name, KeyID: keyID,
+					Verdict: string(e.Outcome()), Verifies: e.Outcome() == verify.Verified,
+				})
+			}
+			if carried {
+				s.Carrying++
+				if e.Outcome() == verify.Verified {
+					s.Verified++
+				}
+			}
+			if passed {
+				s.Passing++
+			}
+		}
+		c.Summary = append(c.Summary, s)
+	}
+	return c
+}

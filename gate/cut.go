@@ -1,0 +1,278 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/verify"
+)
+
+// CoexistencePrefixes are the four RFC 0167 §F Coexistence scenarios, by id
+// prefix: every leg of each must be executed-pass.
+var CoexistencePrefixes = []string{
+	"openwop.requirement.0172.dual-stack-negotiation",
+	"openwop.requirement.0176.fork-a-v1-run",
+	"openwop.requirement.0176.v1-signed-webhook-accepted",
+	"openwop.requirement.0177.manifest-ceiling-refused",
+}
+
+// CutRequest is the host half of the v2 cut gates for one bundle.
+type CutRequest struct {
+	Entry *Entry
+	// ScenarioMajors is conformance/scenario-majors.json ({"majors": {file: [1,2]}});
+	// ScenariosDir is conformance/src/scenarios. Without them the checks that need
+	// the corpus's scenario list are BLOCKED.
+	ScenarioMajors string
+	ScenariosDir   string
+	// InteropMatrix is INTEROP-MATRIX.md; without it the host-listed check is BLOCKED.
+	InteropMatrix string
+	// HostDiscovery is the file whose signingKeys[] were supplied as trusted keys
+	// (--host-discovery), with its parsed document; "" when none.
+	HostDiscovery    string
+	HostDiscoveryDoc *bundle.Value
+}
+
+var reqCallRE = regexp.MustCompile(`\breq\(\s*'(openwop\.requirement\.[a-z0-9.-]+)'`)
+
+// Cut runs Witness, Coexistence and Front door (spec §8.2) on one bundle.
+func Cut(req CutRequest) *Report {
+	e := req.Entry
+	ref := e.Ref()
+	rep := &Report{Gate: "cut", Subject: e.File}
+	add := func(id, gate, title string, st Status, reason string) {
+		rep.Criteria = append(rep.Criteria, Criterion{ID: id, Gate: gate, Title: title, Status: st, Reason: reason, Bundle: &ref})
+	}
+	if e.Bundle == nil {
+		add(CritCutFrontDoor, "Front door", "the bundle can be read", Fail, "unreadable: "+errString(e.Err))
+		rep.finish()
+		return rep
+	}
+	b := e.Bundle
+	rows := b.Results.Requirements
+	majors, majorsErr := readMajors(req.ScenarioMajors)
+
+	// Witness.
+	if majorsErr != nil || req.ScenariosDir == "" {
+		why := "give --scenario-majors (conformance/scenario-majors.json) and --scenarios (conformance/src/scenarios) to derive the v2 requirement ids"
+		if majorsErr != nil && req.ScenarioMajors != "" {
+			why = majorsErr.Error()
+		}
+		add(CritCutWitness, "Witness", "every v2 requirement id has a row", Blocked, why)
+	} else {
+		ids, err := v2RequirementIDs(majors, req.ScenariosDir)
+		if err != nil {
+			add(CritCutWitness, "Witness", "every v2 requirement id has a row", Blocked, err.Error())
+		} else {
+			have := map[string]bool{}
+			fileRow := map[string]bundle.Row{}
+			for _, r := range rows {
+				have[r.ID] = true
+				if r.Scenario != "" {
+					fileRow[r.Scenario] = r
+				}
+			}
+			var missing []string
+			for id, file := range ids {
+				fr, ok := fileRow[file]
+				excused := ok && (fr.Result == bundle.Inapplicable || fr.Result == bundle.Blocked) && verify.TrimJS(fr.DetailText()) != ""
+				if !have[id] && !excused {
+					missing = append(missing, id)
+				}
+			}
+			sort.Strings(missing)
+			if len(missing) == 0 {
+				add(CritCutWitness, "Witness", "every v2 requirement id has a row", Pass, fmt.Sprintf("%d v2 requirement ids each carry ≥1 row", len(ids)))
+			} else {
+				add(CritCutWitness, "Witness", "every v2 requirement id has a row", Fail, fmt.Sprintf("%d/%d v2 requirement ids have no row and no excusing file row: %s", len(missing), len(ids), firstN(missing, 5)))
+			}
+		}
+	}
+	var unexplained []string
+	for _, r := range rows {
+		if r.Result != bundle.ExecutedPass && r.Result != bundle.Inapplicable && r.DetailText() == "" {
+			unexplained = append(unexplained, r.ID)
+		}
+	}
+	if len(unexplained) == 0 {
+		add(CritCutWitness, "Witness", "every non-pass row states a reason", Pass, "every non-pass row states a reason")
+	} else {
+		add(CritCutWitness, "Witness", "every non-pass row states a reason", Fail, fmt.Sprintf("%d non-pass row(s) state no reason: %s", len(unexplained), firstN(unexplained, 3)))
+	}
+
+	// Coexistence.
+	for _, prefix := range CoexistencePrefixes {
+		counts := map[string]int{}
+		n, pass := 0, true
+		for _, r := range rows {
+			if r.ID == prefix || strings.HasPrefix(r.ID, prefix+".") {
+				n++
+				counts[r.Result]++
+				pass = pass && r.Result == bundle.ExecutedPass
+			}
+		}
+		title := "every leg of " + prefix + " executed-pass"
+		switch {
+		case n == 0:
+			add(CritCutCoexist, "Coexistence", title, Fail, "no row — the scenario did not run")
+		default:
+			var parts []string
+			for _, res := range bundle.Results {
+				if counts[res] > 0 {
+					parts = append(parts, fmt.Sprintf("%s=%d", res, counts[res]))
+				}
+			}
+			st := Pass
+			if !pass {
+				st = Fail
+			}
+			add(CritCutCoexist, "Coexistence", title, st, fmt.Sprintf("%d leg(s): %s", n, strings.Join(parts, " ")))
+		}
+	}
+
+	// Front door.
+	major := b.Suite.TargetMajor
+	switch {
+	case major != 1 && major != 2:
+		add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Fail, fmt.Sprintf("suite.targetMajor is %d; without 1 or 2 the applicable set is undefined", major))
+	case majorsErr != nil:
+		why := "give --scenario-majors (conformance/scenario-majors.json) to derive the applicable scenario files"
+		if req.ScenarioMajors != "" {
+			why = majorsErr.Error()
+		}
+		add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Blocked, why)
+	default:
+		witnessed := map[string]bool{}
+		re := regexp.MustCompile(`^openwop\.(?:scenario|floor)\.(.+)$`)
+		for _, r := range rows {
+			if m := re.FindStringSubmatch(r.ID); m != nil {
+				witnessed[m[1]+".test.ts"] = true
+			}
+		}
+		var applicable, missing []string
+		for f, ms := range majors {
+			for _, m := range ms {
+				if m == major {
+					applicable = append(applicable, f)
+					if !witnessed[f] {
+						missing = append(missing, f)
+					}
+				}
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) == 0 {
+			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Pass, fmt.Sprintf("suite %s witnessed all %d scenario file(s) applicable at major %d", b.Suite.Version, len(applicable), major))
+		} else {
+			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Fail, fmt.Sprintf("%d of %d scenario file(s) applicable at major %d have no row (suite %s): %s; re-certify", len(missing), len(applicable), major, b.Suite.Version, firstN(missing, 6)))
+		}
+	}
+	t := bundle.CountRows(rows)
+	st := Pass
+	if t.ExecutedFail != 0 {
+		st = Fail
+	}
+	add(CritCutFrontDoor, "Front door", "executedFail is 0", st, fmt.Sprintf("executedFail=%d executedPass=%d blocked=%d (recounted from rows)", t.ExecutedFail, t.ExecutedPass, t.Blocked))
+	if req.InteropMatrix == "" {
+		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, "give --interop-matrix INTEROP-MATRIX.md")
+	} else if data, err := os.ReadFile(req.InteropMatrix); err != nil {
+		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, err.Error())
+	} else if strings.Contains(string(data), b.Host.Name) {
+		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Pass, fmt.Sprintf("%s names %s", req.InteropMatrix, b.Host.Name))
+	} else {
+		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Fail, fmt.Sprintf("no row of %s names host %s", req.InteropMatrix, b.Host.Name))
+	}
+	sst, sreason := signatureOutcome(e, req)
+	add(CritCutFrontDoor, "Front door", "signature attributable to the host", sst, sreason)
+	v := e.Verdict
+	switch v.Outcome {
+	case verify.Rejected:
+		add(CritCutFrontDoor, "Front door", "verify: zero rejections", Fail, fmt.Sprintf("REJECTED — %s", firstN(rejectionLines(v), 3)))
+	default:
+		add(CritCutFrontDoor, "Front door", "verify: zero rejections", Pass, "zero rejections ("+string(v.Outcome)+")")
+	}
+	rep.finish()
+	return rep
+}
+
+// signatureOutcome keeps the four attribution outcomes apart (spec §4.2).
+func signatureOutcome(e *Entry, req CutRequest) (Status, string) {
+	v, b := e.Verdict, e.Bundle
+	if b.Signature == nil || b.Signature.Sig == "" || b.Signature.KeyID == "" {
+		return Fail, "unsigned — an unsigned v3 bundle does not exist"
+	}
+	keyID := b.Signature.KeyID
+	switch {
+	case v.SignatureVerified:
+		return Pass, fmt.Sprintf("attestation verifies under %s %s from %s", keyID, v.HostKey.Fingerprint, strings.TrimSpace(v.HostKey.Source+" "+v.HostKey.Origin))
+	case v.RevokedKey != nil:
+		return Fail, fmt.Sprintf("key %s is revoked in keyring %s (%s)", keyID, v.RevokedKey.Keyring, v.RevokedKey.Reason)
+	case v.HostKey != nil:
+		return Fail, fmt.Sprintf("the attestation does NOT verify under %s from %s — altered after signing, or signed by another key", keyID, v.HostKey.Source)
+	case req.HostDiscoveryDoc != nil:
+		published, _ := keys.SigningKeys(*req.HostDiscoveryDoc)
+		if len(published) == 0 {
+			return Fail, fmt.Sprintf("signed by %s, and %s publishes NO signingKeys[]: nothing binds the key to the host", keyID, req.HostDiscovery)
+		}
+		var ids []string
+		for _, p := range published {
+			ids = append(ids, p.KeyID)
+		}
+		return Fail, fmt.Sprintf("signed by %s, which is not among the %d key(s) %s publishes (%s)", keyID, len(published), req.HostDiscovery, strings.Join(ids, ", "))
+	}
+	return Blocked, fmt.Sprintf("signed by %s, but no discovery document, keyring or host key was given to resolve it: the signature attests INTEGRITY only", keyID)
+}
+
+func readMajors(path string) (map[string][]int, error) {
+	if path == "" {
+		return nil, fmt.Errorf("no scenario-majors file")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m struct {
+		Majors map[string][]int `json:"majors"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Majors == nil {
+		return nil, fmt.Errorf("%s has no \"majors\" object", path)
+	}
+	return m.Majors, nil
+}
+
+// v2RequirementIDs harvests req('openwop.requirement…') call sites of the scenario
+// files assigned to major 2.
+func v2RequirementIDs(majors map[string][]int, dir string) (map[string]string, error) {
+	ids := map[string]string{}
+	for file, ms := range majors {
+		if !containsInt(ms, 2) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			continue
+		}
+		for _, m := range reqCallRE.FindAllStringSubmatch(string(data), -1) {
+			ids[m[1]] = file
+		}
+	}
+	return ids, nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

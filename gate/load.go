@@ -1,0 +1,206 @@
+package gate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/verify"
+)
+
+// Entry is one bundle file, read and judged once.
+type Entry struct {
+	File   string
+	Sha256 string
+	// Err is set when the file could not be read or is not I-JSON; Bundle and
+	// Verdict are then nil.
+	Err     error
+	Bundle  *bundle.Bundle
+	Verdict *verify.Verdict
+}
+
+// Ref returns the bundle reference reports name it by.
+func (e *Entry) Ref() BundleRef {
+	ref := BundleRef{File: e.File, Sha256: e.Sha256}
+	if e.Bundle != nil && e.Bundle.Signature != nil {
+		ref.KeyID = e.Bundle.Signature.KeyID
+	}
+	if e.Verdict != nil && e.Verdict.HostKey != nil && e.Verdict.SignatureVerified {
+		ref.KeySource = e.Verdict.HostKey.Source
+		if e.Verdict.HostKey.Origin != "" {
+			ref.KeySource += " " + e.Verdict.HostKey.Origin
+		}
+		ref.KeyFingerprint = e.Verdict.HostKey.Fingerprint
+	}
+	return ref
+}
+
+// Outcome is the entry's verdict word, UNREADABLE when it has none.
+func (e *Entry) Outcome() verify.Outcome {
+	if e.Verdict == nil {
+		return verify.Unreadable
+	}
+	return e.Verdict.Outcome
+}
+
+type judged struct {
+	err     error
+	bundle  *bundle.Bundle
+	verdict *verify.Verdict
+}
+
+// Loader reads bundle files and judges each distinct content once with verify,
+// caching the verdict by the file's SHA-256. It is safe for concurrent use.
+type Loader struct {
+	// Options are the verify options every bundle is judged with.
+	Options verify.Options
+	// Workers bounds parallel verification; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called after each file with the count done and the
+	// total; calls are serialized.
+	Progress func(done, total int)
+
+	mu    sync.Mutex
+	cache map[string]*judged
+}
+
+// ErrNoBundles is returned by LoadDir for a directory without *.json files.
+var ErrNoBundles = errors.New("no *.json bundle files")
+
+// LoadDir reads every *.json file of dir (not recursively), sorted by name. A
+// missing or unreadable directory is an error; a file that cannot be read or
+// parsed is an Entry with Err set, because a committed file that is not a bundle
+// is itself worth reporting.
+func (l *Loader) LoadDir(dir string) ([]*Entry, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoBundles)
+	}
+	sort.Strings(files)
+	return l.LoadFiles(files), nil
+}
+
+// LoadFiles reads and judges the files, in parallel, returning entries in the
+// order given.
+func (l *Loader) LoadFiles(files []string) []*Entry {
+	out := make([]*Entry, len(files))
+	workers := l.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var progressMu sync.Mutex
+	done := 0
+	for range min(workers, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out[i] = l.LoadFile(files[i])
+				if l.Progress != nil {
+					progressMu.Lock()
+					done++
+					l.Progress(done, len(files))
+					progressMu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return out
+}
+
+// LoadFile reads and judges one file (cached by content).
+func (l *Loader) LoadFile(path string) *Entry {
+	e := &Entry{File: path}
+	data, err := bundle.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("no such file")
+		}
+		e.Err = err
+		return e
+	}
+	sum := sha256.Sum256(data)
+	e.Sha256 = hex.EncodeToString(sum[:])
+	j := l.judge(e.Sha256, data)
+	e.Err, e.Bundle, e.Verdict = j.err, j.bundle, j.verdict
+	return e
+}
+
+func (l *Loader) judge(sum string, data []byte) *judged {
+	l.mu.Lock()
+	if l.cache == nil {
+		l.cache = map[string]*judged{}
+	}
+	if j, ok := l.cache[sum]; ok {
+		l.mu.Unlock()
+		return j
+	}
+	l.mu.Unlock()
+	j := &judged{}
+	b, problems, err := bundle.Parse(data)
+	if err != nil {
+		j.err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
+	} else {
+		j.bundle = b
+		j.verdict = verify.Bundle(b, problems, l.Options)
+	}
+	l.mu.Lock()
+	l.cache[sum] = j
+	l.mu.Unlock()
+	return j
+}
+
+// Judged reports how many distinct contents the loader has judged.
+func (l *Loader) Judged() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.cache)
+}
+
+// rejectionLines renders a verdict's rejections as "[kind] (profile) detail".
+func rejectionLines(v *verify.Verdict) []string {
+	out := []string{}
+	if v == nil {
+		return out
+	}
+	for _, r := range v.Rejections {
+		s := "[" + string(r.Kind) + "] "
+		if r.Profile != "" {
+			s += "(" + r.Profile + ") "
+		}
+		out = append(out, s+r.Detail)
+	}
+	return out
+}
+
+func firstN(ss []string, n int) string {
+	if len(ss) <= n {
+		return strings.Join(ss, "; ")
+	}
+	return strings.Join(ss[:n], "; ") + fmt.Sprintf("; and %d more", len(ss)-n)
+}

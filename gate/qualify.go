@@ -1,0 +1,519 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/verify"
+)
+
+// LegacyUnmarkedCompanions are companions committed before host.deployment existed,
+// named by witnessSha256 and treated as marked (RFC 0216 §C.10).
+var LegacyUnmarkedCompanions = map[string]string{
+	"c1d336b74698e5c44895201893ae09c8d0017fe1b8ed0dfdbf87c3436c10068e": "openwop-app colocated companion, 2026-09-25 (suite 2.38.0), cut before RFC 0216 §B",
+}
+
+// IsCompanion reports whether a bundle is a colocated companion.
+func IsCompanion(b *bundle.Bundle) bool {
+	if b == nil {
+		return false
+	}
+	_, legacy := LegacyUnmarkedCompanions[b.WitnessSha256]
+	return b.Host.Deployment == bundle.DeploymentColocatedCompanion || legacy
+}
+
+// check is one qualification check of one bundle.
+type check struct {
+	id     string
+	title  string
+	status Status
+	reason string
+}
+
+// assessment is whether one bundle may witness host-tier requirements.
+type assessment struct {
+	entry     *Entry
+	checks    []check
+	companion bool
+	pairedP   *Entry
+	tier      int
+	tierName  string
+	origin    string
+	liveDone  bool
+}
+
+func (a *assessment) qualifies() bool {
+	for _, c := range a.checks {
+		if c.status != Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// blockedOnly: every check that did not pass is BLOCKED.
+func (a *assessment) blockedOnly() bool {
+	blocked := false
+	for _, c := range a.checks {
+		if c.status == Fail {
+			return false
+		}
+		blocked = blocked || c.status == Blocked
+	}
+	return blocked
+}
+
+func (a *assessment) why() []string {
+	out := []string{}
+	for _, c := range a.checks {
+		if c.status != Pass {
+			out = append(out, fmt.Sprintf("%s %s: %s", c.status, c.title, c.reason))
+		}
+	}
+	return out
+}
+
+// assessOf returns the offline assessment of an entry (cached).
+func (r *Repo) assessOf(e *Entry) *assessment {
+	r.mu.Lock()
+	a, ok := r.assess[e]
+	r.mu.Unlock()
+	if ok {
+		return a
+	}
+	a = r.assessNow(e)
+	r.mu.Lock()
+	r.assess[e] = a
+	r.mu.Unlock()
+	return a
+}
+
+func (r *Repo) assessNow(e *Entry) *assessment {
+	a := &assessment{entry: e}
+	if e.Bundle == nil {
+		a.checks = []check{{CritVerified, "verifies", Fail, "unreadable: " + errString(e.Err)}}
+		return a
+	}
+	b := e.Bundle
+	a.origin, _ = keys.Origin(b.Discovery.URL)
+	a.companion = IsCompanion(b)
+	if a.companion {
+		a.checks = append(a.checks, r.companionCheck(a))
+	} else {
+		a.checks = append(a.checks, verifiedCheck(e), keyCheck(e))
+	}
+	a.checks = append(a.checks, certifiedCheck(e), relaxationsCheck(b), guardCheck(b))
+	if !a.companion {
+		a.checks = append(a.checks, r.tierCheck(a))
+	}
+	return a
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func verifiedCheck(e *Entry) check {
+	c := check{id: CritVerified, title: "verifies with zero rejections under a trusted key"}
+	v := e.Verdict
+	switch {
+	case v.Outcome == verify.Verified:
+		c.status, c.reason = Pass, "VERIFIED — zero rejections, host signature checked under "+describeKey(v)+", certified list re-derived"
+	case v.Outcome == verify.Rejected:
+		c.status, c.reason = Fail, fmt.Sprintf("REJECTED — %d problem(s): %s", len(v.Rejections), firstN(rejectionLines(v), 3))
+	case v.RevokedKey != nil:
+		c.status, c.reason = Fail, fmt.Sprintf("signed by %s, which keyring %s revokes since %s (%s); a revoked key never verifies", v.RevokedKey.KeyID, v.RevokedKey.Keyring, v.RevokedKey.RevokedAt, v.RevokedKey.Reason)
+	case !v.SignatureVerified:
+		c.status, c.reason = Blocked, fmt.Sprintf("signed by %s, but no trusted key names it: pin it with `bundle keys trust --from-discovery` and pass --keyring, or pass --host-key", v.Summary.SignatureKeyID)
+	case onlyIndependent(v):
+		c.status, c.reason = Blocked, "COHERENT — the independent verifier signature was not checked: pass --verifier-key"
+	default:
+		c.status, c.reason = Fail, "COHERENT, NOT INDEPENDENTLY VERIFIED — "+strings.Join(v.Unverified, "; ")
+	}
+	return c
+}
+
+func onlyIndependent(v *verify.Verdict) bool {
+	for _, u := range v.Unverified {
+		if !strings.HasPrefix(u, "independent tier claimed") {
+			return false
+		}
+	}
+	return len(v.Unverified) > 0
+}
+
+func describeKey(v *verify.Verdict) string {
+	k := v.HostKey
+	if k == nil {
+		return "(none)"
+	}
+	s := k.Fingerprint + " (" + k.Source
+	if k.Origin != "" {
+		s += " " + k.Origin
+	}
+	return s + ")"
+}
+
+func keyCheck(e *Entry) check {
+	c := check{id: CritKey, title: "signing key trusted, not revoked, in its validity window"}
+	v, b := e.Verdict, e.Bundle
+	keyID := v.Summary.SignatureKeyID
+	switch {
+	case v.RevokedKey != nil:
+		c.status, c.reason = Fail, fmt.Sprintf("key %s (%s) is revoked in keyring %s since %s: %s", keyID, v.RevokedKey.Fingerprint, v.RevokedKey.Keyring, v.RevokedKey.RevokedAt, v.RevokedKey.Reason)
+		return c
+	case v.HostKey == nil:
+		c.status, c.reason = Blocked, fmt.Sprintf("no trusted key for %s (give --keyring or --host-key)", orDash(keyID))
+		return c
+	}
+	retired := v.HostKey.RetiredAt
+	if retired == "" && v.SelfPublished.Outcome == verify.AttributionVerifies && v.SelfPublished.PublicKey == v.HostKey.PublicKey && v.SignatureVerified {
+		// The bundle's own document is authenticated once its signature verifies
+		// (discovery.sha256 is signed), so its retiredAt for this key counts.
+		retired = v.SelfPublished.RetiredAt
+	}
+	if p := keys.DateProblem(keyID, v.HostKey.NotBefore, retired, b.GeneratedAt); p != "" {
+		c.status, c.reason = Fail, p
+		return c
+	}
+	c.status, c.reason = Pass, fmt.Sprintf("signed by %s, %s from %s", keyID, v.HostKey.Fingerprint, strings.TrimSpace(v.HostKey.Source+" "+v.HostKey.Origin))
+	if retired != "" {
+		c.reason += fmt.Sprintf("; retired %s, after this bundle was generated (%s)", retired, b.GeneratedAt)
+	}
+	return c
+}
+
+func certifiedCheck(e *Entry) check {
+	c := check{id: CritCertified, title: "all claimed profiles certified"}
+	b, v := e.Bundle, e.Verdict
+	if len(b.ClaimedProfiles) == 0 {
+		c.status, c.reason = Fail, "the bundle claims no profile"
+		return c
+	}
+	var notMarked, withdrawn, ids []string
+	for _, p := range b.ClaimedProfiles {
+		ids = append(ids, p.ID)
+		switch {
+		case !p.Certified:
+			notMarked = append(notMarked, p.ID)
+		case !slices.Contains(v.CertifiedProfiles, p.ID):
+			withdrawn = append(withdrawn, p.ID)
+		}
+	}
+	switch {
+	case len(notMarked) > 0:
+		c.status, c.reason = Fail, "claimed but not certified: "+strings.Join(notMarked, ", ")
+	case len(withdrawn) > 0:
+		c.status, c.reason = Fail, "marked certified, but verify withdrew: "+strings.Join(withdrawn, ", ")
+	default:
+		c.status, c.reason = Pass, "certified: "+strings.Join(ids, ", ")
+	}
+	return c
+}
+
+func relaxationsCheck(b *bundle.Bundle) check {
+	c := check{id: CritRelaxations, title: "relaxations empty"}
+	if len(b.Host.Relaxations) == 0 {
+		c.status, c.reason = Pass, "host.relaxations is absent or empty"
+		return c
+	}
+	var obl []string
+	for _, r := range b.Host.Relaxations {
+		obl = append(obl, r.Obligation)
+	}
+	c.status, c.reason = Fail, "host.relaxations declares "+strings.Join(obl, ", ")
+	return c
+}
+
+func guardCheck(b *bundle.Bundle) check {
+	c := check{id: CritGuard, title: "webhook egress guard closed"}
+	for _, r := range b.Host.Relaxations {
+		if r.Obligation == profiles.EgressGuardObligation {
+			c.status, c.reason = Fail, "the bundle declares the relaxation "+profiles.EgressGuardObligation+" (the loopback lane): the guard was open"
+			return c
+		}
+	}
+	for _, r := range b.Results.Requirements {
+		if r.ID == profiles.EgressGuardRow {
+			if r.Result == bundle.ExecutedFail {
+				c.status, c.reason = Fail, fmt.Sprintf("row %s is executed-fail: the guard was open (undeclared relaxation observed)", profiles.EgressGuardRow)
+				return c
+			}
+			c.status, c.reason = Pass, fmt.Sprintf("no %s relaxation; row %s is %s", profiles.EgressGuardObligation, profiles.EgressGuardRow, r.Result)
+			return c
+		}
+	}
+	c.status, c.reason = Pass, fmt.Sprintf("no %s relaxation; row %s is absent (never executed-fail)", profiles.EgressGuardObligation, profiles.EgressGuardRow)
+	return c
+}
+
+func (r *Repo) tierCheck(a *assessment) check {
+	c := check{id: CritTier, title: fmt.Sprintf("host tier %d or higher", r.MinTier)}
+	b := a.entry.Bundle
+	switch {
+	case r.Tiers == nil:
+		c.status, c.reason = Blocked, "no host-tier table at "+r.TiersFile+": the tier of "+orDash(a.origin)+" cannot be decided"
+		return c
+	case a.origin == "":
+		c.status, c.reason = Fail, fmt.Sprintf("discovery.url %q has no origin", b.Discovery.URL)
+		return c
+	}
+	h, ok := r.Tiers.Lookup(a.origin)
+	if !ok {
+		c.status, c.reason = Fail, fmt.Sprintf("origin %s is not listed in %s: an unknown host never qualifies", a.origin, r.Tiers.File)
+		return c
+	}
+	a.tier, a.tierName = h.Tier, h.Name
+	if h.Tier < r.MinTier {
+		c.status, c.reason = Fail, fmt.Sprintf("origin %s is tier %d (%s), below --min-tier %d", a.origin, h.Tier, h.Name, r.MinTier)
+		return c
+	}
+	c.status, c.reason = Pass, fmt.Sprintf("origin %s is tier %d (%s) in %s", a.origin, h.Tier, h.Name, r.Tiers.File)
+	return c
+}
+
+// companionCheck decides whether a colocated companion pairs with a qualifying,
+// certified served-host bundle P (RFC 0216 §C.9): same host, same image digest,
+// signed under a key P's discovery document publishes for certification bundles
+// (verified through verify), and equivalent discovery documents.
+func (r *Repo) companionCheck(a *assessment) check {
+	c := check{id: CritCompanion, title: "colocated companion pairs with a qualifying served-host bundle"}
+	comp := a.entry.Bundle
+	if r.Anchors == nil {
+		c.status, c.reason = Blocked, "no harness-trust-anchor list at "+r.AnchorsFile+": what a companion may witness cannot be decided"
+		return c
+	}
+	if !allCertified(comp) {
+		c.status, c.reason = Fail, "the companion is not certified, so it pairs with nothing"
+		return c
+	}
+	var tried []string
+	for _, p := range r.Entries {
+		if p == a.entry || p.Bundle == nil || IsCompanion(p.Bundle) || !allCertified(p.Bundle) {
+			continue
+		}
+		why := r.pairingFailures(a.entry, p)
+		if len(why) == 0 {
+			pa := r.assessOf(p)
+			if !pa.qualifies() {
+				tried = append(tried, fmt.Sprintf("%s pairs but does not qualify (%s)", p.File, firstN(pa.why(), 2)))
+				continue
+			}
+			a.pairedP, a.tier, a.tierName = p, pa.tier, pa.tierName
+			c.status, c.reason = Pass, fmt.Sprintf("pairs with %s (sha256 %s, tier %d): same host and image, signed under its published key %s, equivalent discovery; it witnesses only harness-trust-anchor rows", p.File, short(p.Sha256), pa.tier, comp.Signature.KeyID)
+			return c
+		}
+		if !slices.Contains(why, "same-host") {
+			tried = append(tried, fmt.Sprintf("%s: %s", p.File, strings.Join(why, ", ")))
+		}
+	}
+	if _, legacy := LegacyUnmarkedCompanions[comp.WitnessSha256]; legacy {
+		tried = append([]string{"the legacy unmarked companion (RFC 0216 §C.10)"}, tried...)
+	}
+	c.status = Fail
+	if len(tried) == 0 {
+		c.reason = "pairs with nothing: no certified bundle of the same host"
+	} else {
+		c.reason = "pairs with nothing: " + firstN(tried, 3)
+	}
+	return c
+}
+
+func allCertified(b *bundle.Bundle) bool {
+	if len(b.ClaimedProfiles) == 0 {
+		return false
+	}
+	for _, p := range b.ClaimedProfiles {
+		if !p.Certified {
+			return false
+		}
+	}
+	return true
+}
+
+// pairingFailures lists why p cannot be the companion's pair (empty: it pairs).
+func (r *Repo) pairingFailures(ce, pe *Entry) []string {
+	comp, p := ce.Bundle, pe.Bundle
+	var why []string
+	if comp.Host.Name != p.Host.Name || comp.Host.Vendor != p.Host.Vendor {
+		why = append(why, "same-host")
+	}
+	cb, pb := comp.Host.Build, p.Host.Build
+	if !(cb.Kind == bundle.BuildImageDigest && pb.Kind == bundle.BuildImageDigest && cb.ID != "" && cb.ID == pb.ID) {
+		why = append(why, "same-image")
+	}
+	if !r.attributable(ce, pe) {
+		why = append(why, "attributable")
+	}
+	if !equivalentDiscovery(comp, p) {
+		why = append(why, "equivalent-discovery")
+	}
+	return why
+}
+
+// attributable: the companion's key id is published by P for certification
+// bundles, and the companion verifies under it with zero rejections.
+func (r *Repo) attributable(ce, pe *Entry) bool {
+	comp, p := ce.Bundle, pe.Bundle
+	if comp.Signature == nil || p.Discovery.Document == nil {
+		return false
+	}
+	published, _ := keys.SigningKeys(*p.Discovery.Document)
+	var entry *keys.SigningKey
+	for i := range published {
+		if published[i].KeyID == comp.Signature.KeyID && published[i].Use == keys.UseCertificationBundle {
+			entry = &published[i]
+		}
+	}
+	if entry == nil {
+		return false
+	}
+	pub, err := keys.ParseRawPublic(entry.PublicKey)
+	if err != nil {
+		return false
+	}
+	cacheKey := ce.Sha256 + "|" + pe.Sha256
+	r.mu.Lock()
+	v, ok := r.pairing[cacheKey]
+	r.mu.Unlock()
+	if !ok {
+		opts := verify.Options{Registry: r.Loader.Options.Registry, VerifierKeys: r.Loader.Options.VerifierKeys, Keyring: r.Loader.Options.Keyring,
+			HostKeys: keys.Set{{Key: pub, KeyID: entry.KeyID, Source: keys.SourceDiscovery, Origin: pe.File + " discovery.document", RetiredAt: entry.RetiredAt}}}
+		v = verify.Bundle(comp, nil, opts)
+		r.mu.Lock()
+		r.pairing[cacheKey] = v
+		r.mu.Unlock()
+	}
+	return len(v.Rejections) == 0 && v.SignatureVerified
+}
+
+// equivalentDiscovery compares the documents with each one's origin replaced by
+// "<origin>" in every string and the oidc lane's issuers removed.
+func equivalentDiscovery(a, b *bundle.Bundle) bool {
+	na, okA := normalisedDiscovery(a)
+	nb, okB := normalisedDiscovery(b)
+	if !okA || !okB {
+		return false
+	}
+	ca, errA := bundle.Canonical(na)
+	cb, errB := bundle.Canonical(nb)
+	return errA == nil && errB == nil && string(ca) == string(cb)
+}
+
+func normalisedDiscovery(b *bundle.Bundle) (bundle.Value, bool) {
+	if b.Discovery.Document == nil {
+		return bundle.Value{}, false
+	}
+	origin, _ := keys.Origin(b.Discovery.URL)
+	doc := replaceOrigin(*b.Discovery.Document, origin)
+	if auth, ok := doc.Get("auth"); ok && auth.Kind() == bundle.Object {
+		if lanes, ok := auth.Get("lanes"); ok && lanes.Kind() == bundle.Array {
+			items := slices.Clone(lanes.Items())
+			for i, l := range items {
+				if name, _ := l.Get("lane"); l.Kind() == bundle.Object {
+					if s, _ := name.Str(); s == "oidc" {
+						items[i] = l.Without("issuers")
+					}
+				}
+			}
+			doc = doc.With("auth", auth.With("lanes", bundle.ArrayValue(items...)))
+		}
+	}
+	return doc, true
+}
+
+func replaceOrigin(v bundle.Value, origin string) bundle.Value {
+	switch v.Kind() {
+	case bundle.String:
+		s, _ := v.Str()
+		if origin != "" && strings.Contains(s, origin) {
+			return bundle.StringValue(strings.ReplaceAll(s, origin, "<origin>"))
+		}
+		return v
+	case bundle.Array:
+		items := make([]bundle.Value, len(v.Items()))
+		for i, it := range v.Items() {
+			items[i] = replaceOrigin(it, origin)
+		}
+		return bundle.ArrayValue(items...)
+	case bundle.Object:
+		ms := make([]bundle.Member, len(v.Members()))
+		for i, m := range v.Members() {
+			ms[i] = bundle.Member{Name: m.Name, Value: replaceOrigin(m.Value, origin)}
+		}
+		return bundle.ObjectValue(ms...)
+	}
+	return v
+}
+
+// liveResult is one live fetch, cached by URL.
+type liveResult struct {
+	sha string
+	err error
+}
+
+// liveCheck compares the bundle's discovery.sha256 with the live document
+// (Deployed, not merged).
+func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
+	c := check{id: CritLive, title: "live /.well-known/openwop matches discovery.sha256"}
+	b := e.Bundle
+	url := b.Discovery.URL
+	r.mu.Lock()
+	res, ok := r.live[url]
+	r.mu.Unlock()
+	if !ok {
+		major := b.Suite.TargetMajor
+		doc, err := r.Fetch(ctx, url, major)
+		res = liveResult{err: err}
+		if err == nil {
+			res.sha = doc.Sha256
+		}
+		r.mu.Lock()
+		r.live[url] = res
+		r.mu.Unlock()
+	}
+	switch {
+	case res.err != nil:
+		c.status, c.reason = Blocked, "could not fetch the live document: "+res.err.Error()
+	case res.sha != b.Discovery.Sha256:
+		c.status, c.reason = Fail, fmt.Sprintf("drifted: %s now hashes to %s, the bundle captured %s — the deployed revision is not the one this bundle measured (GOVERNANCE §\"Deployed, not merged\")", url, short(res.sha), short(b.Discovery.Sha256))
+	default:
+		c.status, c.reason = Pass, fmt.Sprintf("%s hashes to %s, as captured", url, short(res.sha))
+	}
+	return c
+}
+
+// withLive returns the assessment with the live check added (once).
+func (r *Repo) withLive(ctx context.Context, a *assessment) {
+	if !r.Live || a.liveDone || a.entry.Bundle == nil {
+		return
+	}
+	a.liveDone = true
+	target := a.entry
+	if a.companion && a.pairedP != nil {
+		target = a.pairedP // a companion is not internet-reachable; its pair is the deployment
+	}
+	a.checks = append(a.checks, r.liveCheck(ctx, target))
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

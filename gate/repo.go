@@ -1,0 +1,163 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	"github.com/certcut/certcut/discovery"
+	"github.com/certcut/certcut/verify"
+)
+
+// Config says where a spec repository keeps what the gates read. Empty paths take
+// the defaults of the OpenWOP layout under Root.
+type Config struct {
+	// Root is the spec repository's root ("." by default).
+	Root string
+	// BundlesDir holds the committed bundles (Root/evidence/v2-host-bundles).
+	BundlesDir string
+	// TiersFile is the host-tier table (Root/evidence/host-tiers.json).
+	TiersFile string
+	// LedgerFile is the corpus ledger (Root/evidence/corpus-ledger.json).
+	LedgerFile string
+	// AnchorsFile lists the harness-trust-anchor rows
+	// (Root/spec/v2/harness-trust-anchors.json).
+	AnchorsFile string
+	// MinTier is the lowest host tier that qualifies (1 by default).
+	MinTier int
+	// Live compares each witness's discovery.sha256 with the host's live document.
+	Live bool
+	// Fetch fetches a live discovery document; nil means discovery.Fetch.
+	Fetch func(ctx context.Context, url string, major int) (*discovery.Document, error)
+	// Loader reads and judges the bundles (its Options carry the trusted keys).
+	Loader *Loader
+	// KeyringPath is recorded in reports.
+	KeyringPath string
+}
+
+// Repo is a spec repository's evidence, loaded once: the committed bundles and
+// the policy files. Gate runs over it share every verdict.
+type Repo struct {
+	Config
+	Entries []*Entry
+	Tiers   *Tiers
+	Ledger  *Ledger
+	Anchors *Anchors
+
+	mu      sync.Mutex
+	assess  map[*Entry]*assessment
+	live    map[string]liveResult
+	pairing map[string]*verify.Verdict
+}
+
+// InputError is a policy or evidence file that exists but cannot be used; the CLI
+// exits 3 on it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Open loads the bundles and the policy files. A missing policy file is not an
+// error (the criteria that need it are BLOCKED); a malformed one, or a missing
+// bundles directory, is an *InputError.
+func Open(cfg Config) (*Repo, error) {
+	if cfg.BundlesDir == "" {
+		root := cfg.Root
+		if root == "" {
+			root = "."
+		}
+		cfg.BundlesDir = filepath.Join(root, "evidence", "v2-host-bundles")
+	}
+	r, err := openPolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := r.Loader.LoadDir(r.BundlesDir)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("bundles directory: %w", err)}
+	}
+	r.Entries = entries
+	return r, nil
+}
+
+// OpenEntries is Open for bundles already loaded (cut and census use it).
+func OpenEntries(cfg Config, entries []*Entry) (*Repo, error) {
+	cfg.BundlesDir = "-"
+	r, err := openPolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.Entries = entries
+	return r, nil
+}
+
+func openPolicy(cfg Config) (*Repo, error) {
+	root := cfg.Root
+	if root == "" {
+		root = "."
+	}
+	if cfg.TiersFile == "" {
+		cfg.TiersFile = filepath.Join(root, "evidence", "host-tiers.json")
+	}
+	if cfg.AnchorsFile == "" {
+		cfg.AnchorsFile = filepath.Join(root, "spec", "v2", "harness-trust-anchors.json")
+	}
+	if cfg.Root == "" {
+		cfg.Root = root
+	}
+	if cfg.LedgerFile == "" {
+		cfg.LedgerFile = filepath.Join(root, "evidence", "corpus-ledger.json")
+	}
+	if cfg.MinTier == 0 {
+		cfg.MinTier = 1
+	}
+	if cfg.Loader == nil {
+		cfg.Loader = &Loader{}
+	}
+	if cfg.Fetch == nil {
+		cfg.Fetch = func(ctx context.Context, url string, major int) (*discovery.Document, error) {
+			return discovery.Fetch(ctx, url, discovery.Options{TargetMajor: major})
+		}
+	}
+	r := &Repo{Config: cfg, assess: map[*Entry]*assessment{}, live: map[string]liveResult{}, pairing: map[string]*verify.Verdict{}}
+	var err error
+	if r.Tiers, err = optional(cfg.TiersFile, LoadTiers); err != nil {
+		return nil, err
+	}
+	if r.Ledger, err = optional(cfg.LedgerFile, LoadLedger); err != nil {
+		return nil, err
+	}
+	if r.Anchors, err = optional(cfg.AnchorsFile, LoadAnchors); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func optional[T any](path string, load func(string) (*T, error)) (*T, error) {
+	v, err := load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return v, nil
+}
+
+func (r *Repo) settings() Settings {
+	s := Settings{BundlesDir: r.BundlesDir, TiersFile: r.TiersFile, LedgerFile: r.LedgerFile, Anchors: r.AnchorsFile,
+		Keyring: r.KeyringPath, HostKeys: len(r.Loader.Options.HostKeys), MinTier: r.MinTier, Live: r.Live}
+	if r.Tiers == nil {
+		s.TiersFile += " (absent)"
+	}
+	if r.Ledger == nil {
+		s.LedgerFile += " (absent)"
+	}
+	if r.Anchors == nil {
+		s.Anchors += " (absent)"
+	}
+	return s
+}

@@ -1,0 +1,189 @@
+package keys_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/certcut/certcut/internal/testkit"
+	"github.com/certcut/certcut/keys"
+)
+
+func entry(name, id string) keys.KeyringEntry {
+	return keys.KeyringEntry{KeyID: id, Alg: "ed25519", PublicKey: keys.PublicKey{Key: testkit.Public(name)}.Base64URL(),
+		Host: keys.KeyringHost{Name: "h", Origin: "https://h.example"}, Use: keys.UseCertificationBundle}
+}
+
+func TestKeyringRoundTripAndLookup(t *testing.T) {
+	k := keys.NewKeyring()
+	k.Keys = append(k.Keys, entry("host", "k1"), entry("old", "k0"))
+	k.Keys[1].RetiredAt = "2026-01-01T00:00:00Z"
+	path := filepath.Join(t.TempDir(), "keyring.json")
+	if err := k.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := keys.LoadKeyring(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Path != path || len(got.Keys) != 2 {
+		t.Fatalf("%+v", got)
+	}
+	e, ok := got.Lookup("k0")
+	if !ok || e.RetiredAt == "" {
+		t.Fatalf("lookup k0: %+v", e)
+	}
+	if _, ok := got.ForKey(testkit.Public("host")); !ok {
+		t.Error("ForKey by bytes")
+	}
+	pk, err := e.Key(path)
+	if err != nil || pk.Source != keys.SourceKeyring || pk.Origin != path || pk.RetiredAt != e.RetiredAt {
+		t.Errorf("%+v %v", pk, err)
+	}
+	if p := e.UseProblem("2026-02-01T00:00:00Z"); !strings.Contains(p, "retired at 2026-01-01") {
+		t.Errorf("use after retirement: %q", p)
+	}
+	if p := e.UseProblem("2025-12-01T00:00:00Z"); p != "" {
+		t.Errorf("use before retirement: %q", p)
+	}
+	e.NotBefore = "2025-06-01T00:00:00Z"
+	if p := e.UseProblem("2025-01-01T00:00:00Z"); !strings.Contains(p, "valid from") {
+		t.Errorf("use before notBefore: %q", p)
+	}
+}
+
+func TestKeyringRefusals(t *testing.T) {
+	good := entry("host", "k1")
+	for name, tc := range map[string]struct {
+		mut  func(*keys.Keyring)
+		want string
+	}{
+		"version":          {func(k *keys.Keyring) { k.KeyringVersion = 2 }, "keyringVersion is 2"},
+		"bad id":           {func(k *keys.Keyring) { k.Keys[0].KeyID = "a b" }, "does not match"},
+		"dup id":           {func(k *keys.Keyring) { e := entry("other", "k1"); k.Keys = append(k.Keys, e) }, "pinned twice"},
+		"dup key":          {func(k *keys.Keyring) { e := good; e.KeyID = "k2"; k.Keys = append(k.Keys, e) }, "same public key"},
+		"alg":              {func(k *keys.Keyring) { k.Keys[0].Alg = "rsa" }, "only ed25519"},
+		"short key":        {func(k *keys.Keyring) { k.Keys[0].PublicKey = "abc" }, "43 base64url"},
+		"no host":          {func(k *keys.Keyring) { k.Keys[0].Host.Name = "" }, "host.name is empty"},
+		"origin with path": {func(k *keys.Keyring) { k.Keys[0].Host.Origin = "https://h.example/x" }, "not an origin"},
+		"bad date":         {func(k *keys.Keyring) { k.Keys[0].RetiredAt = "yesterday" }, "not an RFC 3339"},
+		"revoked no why":   {func(k *keys.Keyring) { k.Keys[0].RevokedAt = "2026-01-01T00:00:00Z" }, "revocationReason is empty"},
+		"why not revoked":  {func(k *keys.Keyring) { k.Keys[0].RevocationReason = "x" }, "revokedAt is not"},
+		"use":              {func(k *keys.Keyring) { k.Keys[0].Use = "tls" }, "the only use"},
+	} {
+		k := keys.NewKeyring()
+		k.Keys = append(k.Keys, good)
+		tc.mut(k)
+		err := k.Validate()
+		var ke *keys.KeyringError
+		if !errors.As(err, &ke) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+	for name, text := range map[string]string{
+		"unknown member": `{"keyringVersion":1,"keys":[],"revoked":[]}`,
+		"duplicate":      `{"keyringVersion":1,"keyringVersion":1,"keys":[]}`,
+		"not json":       `keys`,
+	} {
+		if _, err := keys.ParseKeyring([]byte(text)); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}
+
+func TestKeyringTrust(t *testing.T) {
+	host := keys.PublicKey{Key: testkit.Public("host"), KeyID: "k1"}
+	old := keys.PublicKey{Key: testkit.Public("old"), KeyID: "k0", RetiredAt: "2026-01-01T00:00:00Z"}
+	doc := testkit.Discovery("https://h.example", host.Entry(), old.Entry())
+	k := keys.NewKeyring()
+	now := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	hostRef := keys.KeyringHost{Name: "h", Origin: "https://h.example"}
+	res, err := k.Trust(doc, hostRef, "https://h.example/.well-known/openwop", now, nil)
+	if err != nil || !slices.Equal(res.Added, []string{"k1", "k0"}) {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if e, _ := k.Lookup("k0"); e.RetiredAt != old.RetiredAt || e.PinnedAt != "2026-11-02T00:00:00Z" || e.Host != hostRef {
+		t.Errorf("k0 entry %+v", e)
+	}
+	res, err = k.Trust(doc, hostRef, "again", now, nil)
+	if err != nil || len(res.Unchanged) != 2 {
+		t.Errorf("second trust: %+v %v", res, err)
+	}
+	// The host reuses key id k1 for another key: refused, nothing changed.
+	swapped := keys.PublicKey{Key: testkit.Public("attacker"), KeyID: "k1"}
+	bad := testkit.Discovery("https://h.example", swapped.Entry())
+	var conflict *keys.KeyConflictError
+	if _, err := k.Trust(bad, hostRef, "x", now, nil); !errors.As(err, &conflict) {
+		t.Errorf("reused key id: %v", err)
+	}
+	if e, _ := k.Lookup("k1"); e.PublicKey != host.Base64URL() {
+		t.Error("conflicting trust changed the keyring")
+	}
+	// A revoked key that reappears is refused.
+	k.Keys[0].RevokedAt, k.Keys[0].RevocationReason = "2026-10-01T00:00:00Z", "leaked"
+	if _, err := k.Trust(doc, hostRef, "x", now, nil); !errors.As(err, &conflict) || !strings.Contains(err.Error(), "revoked") {
+		t.Errorf("revoked key republished: %v", err)
+	}
+	// --key-id restricts; an unknown id is an error.
+	k2 := keys.NewKeyring()
+	if res, err := k2.Trust(doc, hostRef, "x", now, []string{"k1"}); err != nil || len(res.Added) != 1 {
+		t.Errorf("only k1: %+v %v", res, err)
+	}
+	var notPub *keys.KeyNotPublishedError
+	if _, err := k2.Trust(doc, hostRef, "x", now, []string{"k9"}); !errors.As(err, &notPub) {
+		t.Errorf("only k9: %v", err)
+	}
+	if _, err := k2.Trust(testkit.Discovery("https://h.example"), hostRef, "x", now, nil); !errors.Is(err, keys.ErrNoSigningKeys) {
+		t.Errorf("no keys: %v", err)
+	}
+}
+
+// The published JSON Schema must name exactly the members the Go types write, so
+// a keyring certcut saves is one the schema describes.
+func TestKeyringSchemaMatchesTypes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "schemas", "keyring.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		ID         string                     `json:"$id"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Defs       map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.ID != keys.KeyringSchemaID {
+		t.Errorf("$id %q, want %q", schema.ID, keys.KeyringSchemaID)
+	}
+	check := func(name string, typ reflect.Type, props map[string]json.RawMessage) {
+		var fields []string
+		for i := range typ.NumField() {
+			tag := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
+			if tag != "" && tag != "-" {
+				fields = append(fields, tag)
+			}
+		}
+		var names []string
+		for p := range props {
+			names = append(names, p)
+		}
+		slices.Sort(fields)
+		slices.Sort(names)
+		if !slices.Equal(fields, names) {
+			t.Errorf("%s: Go fields %v, schema properties %v", name, fields, names)
+		}
+	}
+	check("Keyring", reflect.TypeOf(keys.Keyring{}), schema.Properties)
+	check("KeyringEntry", reflect.TypeOf(keys.KeyringEntry{}), schema.Defs["entry"].Properties)
+	check("KeyringHost", reflect.TypeOf(keys.KeyringHost{}), schema.Defs["host"].Properties)
+}
