@@ -16,7 +16,7 @@ func TestRFC0211BundleVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("rfc0211/bundle.json")
+	data, err := os.ReadFile("rfc0211/spec-repo/evidence/v2-host-bundles/demo-host.json")
 	if err != nil {
 		t.Fatal(err)
 	}
