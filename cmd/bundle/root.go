@@ -14,6 +14,11 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 ran the conformance suite, one row per requirement.
 
   bundle verify FILE...      re-derive every claim and check the signature
+  bundle show FILE           a reviewer's summary of one bundle
+  bundle report FILE... --html OUT   one self-contained HTML report
+  bundle schema [NAME]       print a JSON Schema (bundle, key)
+  bundle man DIR             write man pages; bundle completion SHELL: completion
+  bundle version             module version and commit
 
 Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
 		SilenceUsage:  true,
@@ -28,6 +33,7 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	})
 	root.SetVersionTemplate("bundle {{.Version}}\n")
 	root.AddCommand(newVerifyCmd())
+	root.AddCommand(newSchemaCmd(), newShowCmd(), newReportCmd(), newManCmd(), newVersionCmd())
 	return root
 }
 
