@@ -10,6 +10,7 @@ import (
 	"github.com/certcut/certcut/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
 func newManCmd() *cobra.Command {
@@ -44,6 +45,7 @@ Exit codes: 0 written; 3 DIR cannot be created or written; 4 usage.`,
 // writeManTree writes the page of c and of every available subcommand, each file
 // atomically, as cobra/doc's GenManTree lays them out (bundle-verify.1).
 func writeManTree(c *cobra.Command, dir string, written *[]string) error {
+	escapeForMarkdown(c)
 	header := &doc.GenManHeader{Section: "1", Source: "certcut " + versionString(), Manual: "certcut manual"}
 	var buf bytes.Buffer
 	if err := doc.GenMan(c, header, &buf); err != nil {
@@ -63,4 +65,14 @@ func writeManTree(c *cobra.Command, dir string, written *[]string) error {
 		}
 	}
 	return nil
+}
+
+// escapeForMarkdown keeps "<keyId>" and the like in the pages: cobra/doc renders
+// help text as Markdown, where <word> would be taken for an HTML tag and dropped,
+// so "<" is backslash-escaped. It changes the command tree of this run only.
+func escapeForMarkdown(c *cobra.Command) {
+	r := strings.NewReplacer("<", `\<`)
+	c.Long = r.Replace(c.Long)
+	c.Short = r.Replace(c.Short)
+	c.LocalFlags().VisitAll(func(f *pflag.Flag) { f.Usage = r.Replace(f.Usage) })
 }
