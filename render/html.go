@@ -25,13 +25,14 @@ var reportCSS string
 var reportJS string
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"mark":     MarkOf,
-	"keyLine":  KeyLine,
-	"rungLine": RungLine,
-	"meaning":  VerdictMeaning,
-	"lower":    func(o verify.Outcome) string { return strings.ToLower(string(o)) },
-	"join":     strings.Join,
-	"add":      func(a, b int) int { return a + b },
+	"mark":      MarkOf,
+	"keyLine":   KeyLine,
+	"rungLine":  RungLine,
+	"meaning":   VerdictMeaning,
+	"withdrawn": Withdrawn,
+	"lower":     func(o verify.Outcome) string { return strings.ToLower(string(o)) },
+	"join":      strings.Join,
+	"add":       func(a, b int) int { return a + b },
 }).Parse(reportTemplate))
 
 // HTMLOptions describe the page.

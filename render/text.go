@@ -200,7 +200,7 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		mark, state := p.paint("32", "✓"), "certified"
 		switch {
 		case pr.Claimed && !pr.Certified:
-			mark, state = p.paint("31", "✗"), "withdrawn by "+safe(strings.Join(pr.WithdrawnBy, ", "))
+			mark, state = p.paint("31", "✗"), safe(Withdrawn(pr))
 		case !pr.Claimed:
 			mark, state = p.paint("90", "–"), "claimed, not certified by the bundle"
 		}
@@ -261,6 +261,19 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Withdrawn says why a profile the bundle marks certified is not: "withdrawn by
+// relaxed-profile-certified", or "withdrawn by a bundle-wide rejection".
+func Withdrawn(p Profile) string {
+	why := make([]string, len(p.WithdrawnBy))
+	for i, k := range p.WithdrawnBy {
+		why[i] = k
+		if k == "bundle-wide" {
+			why[i] = "a bundle-wide rejection"
+		}
+	}
+	return "withdrawn by " + strings.Join(why, ", ")
 }
 
 // VerdictMeaning is the short account of an outcome.
