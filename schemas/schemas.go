@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -71,6 +73,10 @@ func Get(name string) ([]byte, error) {
 type Validator struct {
 	name   string
 	schema *jsonschema.Schema
+	// open lists member paths whose schema accepts any object and that nothing
+	// else in the schema looks into (discovery.document): their content cannot
+	// fail, so Validate does not convert it. See openPaths.
+	open [][]string
 }
 
 // Compile compiles the schema called name.
@@ -95,7 +101,7 @@ func Compile(name string) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
-	return &Validator{name: name, schema: s}, nil
+	return &Validator{name: name, schema: s, open: openPaths(doc, nil)}, nil
 }
 
 var bundleValidator = sync.OnceValue(func() *Validator {
@@ -115,6 +121,9 @@ func Bundle() *Validator { return bundleValidator() }
 // required member and a member a closed object does not allow are named by their
 // own pointer ("/signature", "/extra"), not their parent's. None means valid.
 func (v *Validator) Validate(doc bundle.Value) []bundle.Problem {
+	for _, path := range v.open {
+		doc = emptied(doc, path)
+	}
 	err := v.schema.Validate(toAny(doc))
 	if err == nil {
 		return nil
@@ -130,7 +139,8 @@ func (v *Validator) Validate(doc bundle.Value) []bundle.Problem {
 }
 
 // toAny converts a parsed document to the values the validator reads: nil, bool,
-// float64, string, []any and map[string]any. Member order is irrelevant to a
+// int64 (integral numbers within ±(2^53−1)) or float64, string, []any and
+// map[string]any. Member order is irrelevant to a
 // schema, and the reader has already refused duplicate names.
 func toAny(v bundle.Value) any {
 	switch v.Kind() {
@@ -138,6 +148,9 @@ func toAny(v bundle.Value) any {
 		b, _ := v.Bool()
 		return b
 	case bundle.Number:
+		if n, ok := v.Int(); ok {
+			return n // the validator reads an integer faster than a float64
+		}
 		f, _ := v.Float()
 		return f
 	case bundle.String:
@@ -159,4 +172,122 @@ func toAny(v bundle.Value) any {
 		return out
 	}
 	return nil
+}
+
+// openPaths finds the members, reached through "properties" alone, whose schema
+// accepts every object — only "type": "object" and "additionalProperties": true,
+// besides annotations — and that no other part of the schema on the way looks
+// into. The content of such a member cannot fail validation, so Validate hands
+// the validator an empty object in its place: the captured discovery document is
+// most of a large bundle, and converting it would only cost time. A schema that
+// constrains the document, or might, is not open here, so the shortcut never
+// changes a result (TestOpenShortcutChangesNothing).
+func openPaths(schema any, at []string) [][]string {
+	obj, ok := schema.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if len(at) > 0 && acceptsAnyObject(obj) {
+		return [][]string{at}
+	}
+	props, _ := obj["properties"].(map[string]any)
+	var out [][]string
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		if onlyThroughProperties(obj, name) {
+			out = append(out, openPaths(props[name], append(slices.Clone(at), name))...)
+		}
+	}
+	return out
+}
+
+// onlyThroughProperties reports whether nothing in the schema obj but
+// properties[name] applies a subschema to the member name.
+func onlyThroughProperties(obj map[string]any, name string) bool {
+	for k, v := range obj {
+		switch k {
+		case "$schema", "$id", "$comment", "title", "description", "type", "required", "properties", "additionalProperties":
+			// additionalProperties never applies to a member listed in properties
+		case "allOf", "anyOf", "oneOf":
+			subs, _ := v.([]any)
+			for _, sub := range subs {
+				if mentions(sub, name) {
+					return false
+				}
+			}
+		case "if", "then", "else", "not":
+			if mentions(v, name) {
+				return false
+			}
+		default:
+			return false // patternProperties, $ref, …: could reach the member
+		}
+	}
+	return true
+}
+
+// mentions reports whether the schema s, applied to an object, could apply a
+// subschema to its member name (conservatively: anything it cannot rule out).
+func mentions(s any, name string) bool {
+	obj, ok := s.(map[string]any)
+	if !ok {
+		return false // true and false judge the whole object, not a member
+	}
+	for k, v := range obj {
+		switch k {
+		case "properties":
+			if props, _ := v.(map[string]any); props != nil {
+				if _, ok := props[name]; ok {
+					return true
+				}
+			}
+		case "allOf", "anyOf", "oneOf":
+			subs, _ := v.([]any)
+			for _, sub := range subs {
+				if mentions(sub, name) {
+					return true
+				}
+			}
+		case "if", "then", "else", "not":
+			if mentions(v, name) {
+				return true
+			}
+		case "patternProperties", "additionalProperties", "unevaluatedProperties", "propertyNames",
+			"dependentSchemas", "$ref", "$dynamicRef":
+			return true
+		}
+	}
+	return false
+}
+
+func acceptsAnyObject(obj map[string]any) bool {
+	if obj["type"] != "object" || obj["additionalProperties"] != true {
+		return false
+	}
+	for k := range obj {
+		switch k {
+		case "type", "additionalProperties", "description", "title", "$comment":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// emptied returns doc with the object at path replaced by an empty object; doc is
+// unchanged when the path is absent or does not end at an object.
+func emptied(doc bundle.Value, path []string) bundle.Value {
+	if doc.Kind() != bundle.Object {
+		return doc
+	}
+	child, ok := doc.Get(path[0])
+	if !ok {
+		return doc
+	}
+	if len(path) == 1 {
+		if child.Kind() != bundle.Object {
+			return doc
+		}
+		return doc.With(path[0], bundle.ObjectValue())
+	}
+	return doc.With(path[0], emptied(child, path[1:]))
 }

@@ -401,3 +401,40 @@ func firstDiff(a, b string) string {
 	}
 	return "(one is a prefix of the other)"
 }
+
+// The open-member shortcut applies to discovery.document only, and never changes
+// a result: every corpus bundle, and documents broken in and around the open
+// member, validate the same with and without it.
+func TestOpenShortcutChangesNothing(t *testing.T) {
+	v := schemas.Bundle()
+	if got := v.OpenPaths(); !reflect.DeepEqual(got, [][]string{{"discovery", "document"}}) {
+		t.Fatalf("open paths %v", got)
+	}
+	full := v.WithoutShortcut()
+	docs := map[string]bundle.Value{}
+	f := fresh(t)
+	docs["fresh"] = f
+	docs["document a string"] = set(t, f, "discovery/document", `"x"`)
+	docs["document null"] = set(t, f, "discovery/document", `null`)
+	docs["document an array"] = set(t, f, "discovery/document", `[1]`)
+	docs["document with odd members"] = set(t, f, "discovery/document/x", `{"deep":[1,{"a":null}]}`)
+	docs["no document"] = del(t, f, "discovery/document")
+	docs["discovery a string"] = set(t, f, "discovery", `"x"`)
+	docs["discovery missing"] = del(t, f, "discovery")
+	docs["root an array"] = bundle.ArrayValue()
+	files, _ := filepath.Glob(filepath.Join(testkit.ModuleRoot(), "..", "shared", "corpus", "openwop", "evidence", "*", "*.json"))
+	for _, file := range files { // the corpus, when it is there
+		data, _ := os.ReadFile(file)
+		d, err := bundle.ParseIJSON(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[filepath.Base(file)] = d
+	}
+	for name, d := range docs {
+		a, b := v.Validate(d), full.Validate(d)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: with the shortcut %v, without %v", name, a, b)
+		}
+	}
+}
