@@ -182,7 +182,11 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		}
 		legend.WriteString(p.paint(seg.Mark.ANSI, seg.Mark.Glyph) + " " + seg.Mark.Label + " " + fmt.Sprint(seg.Count))
 	}
-	more("%s", bar.String())
+	if bar.Len() == 0 {
+		more("(no rows)")
+	} else {
+		more("%s", bar.String())
+	}
 	more("%s", legend.String())
 
 	if len(r.Profiles) == 0 {
