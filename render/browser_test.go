@@ -52,7 +52,21 @@ type page struct {
 func openReport(t *testing.T, html []byte) *page {
 	t.Helper()
 	exe := chromium(t)
-	dir := t.TempDir()
+	// Not t.TempDir: Chromium's helpers may still write in the profile for a
+	// moment after the browser stops, so removal retries (and runs last: cleanups
+	// run in reverse order, after the browser is cancelled).
+	dir, err := os.MkdirTemp("", "certcut-report-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	file := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(file, html, 0o644); err != nil {
 		t.Fatal(err)
@@ -71,7 +85,7 @@ func openReport(t *testing.T, html []byte) *page {
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(bcancel)
 	p := &page{t: t, ctx: bctx, url: "file://" + file}
-	err := chromedp.Listen(bctx, func(ev any) {
+	err = chromedp.Listen(bctx, func(ev any) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		switch ev := ev.(type) {

@@ -25,7 +25,6 @@ var reportCSS string
 var reportJS string
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"mark":      MarkOf,
 	"keyLine":   KeyLine,
 	"rungLine":  RungLine,
 	"meaning":   VerdictMeaning,
