@@ -15,9 +15,10 @@ ran the conformance suite, one row per requirement.
 
   bundle verify FILE...      re-derive every claim and check the signature
   bundle show FILE           a reviewer's summary of one bundle
-  bundle report FILE... --html OUT   one self-contained HTML report
+  bundle report FILE...      one self-contained HTML page (--html OUT)
   bundle schema [NAME]       print a JSON Schema (bundle, key)
-  bundle man DIR             write man pages; bundle completion SHELL: completion
+  bundle man DIR             write the man pages
+  bundle completion SHELL    shell completion (bash, zsh, fish, powershell)
   bundle version             module version and commit
 
 Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
