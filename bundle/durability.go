@@ -20,7 +20,7 @@ const rungPrefix = "openwop.requirement.0158."
 var (
 	rungRows     = []string{"kill-after-accept", "kill-during-execution", "duplicate-delivery", "poison-exhaustion", "bound-is-derived"}
 	killRows     = []string{"kill-after-accept", "kill-during-execution"}
-	recoveryName = regexp.MustCompile(`^[a-z][A-Za-z0-9._-]{0,63}$`)
+	recoveryName = regexp.MustCompile(RecoveryNamePattern)
 )
 
 // DeriveRung derives the durability rung the signed rows support

@@ -111,6 +111,14 @@ type Build struct {
 // String returns "kind:id".
 func (b Build) String() string { return b.Kind + ":" + b.ID }
 
+// Relaxation durabilities (RFC 0173 §A.2): lost on restart, set at deploy time,
+// persisted and auditable.
+const (
+	RelaxationSession    = "session"
+	RelaxationDeployment = "deployment"
+	RelaxationPersisted  = "persisted"
+)
+
 // Relaxation is an obligation the host declares it does not meet for this run.
 type Relaxation struct {
 	Obligation string `json:"obligation"`

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/certcut/certcut/bundle"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
 
@@ -41,7 +42,7 @@ const (
 func (s Source) Trusted() bool { return s != SourceSelfPublished && s != "" }
 
 // KeyIDPattern is the grammar of key ids (ids.schema.json#/$defs/keyId).
-var KeyIDPattern = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,128}$`)
+var KeyIDPattern = regexp.MustCompile(bundle.KeyIDPattern)
 
 // PublicKey is an Ed25519 public key and its provenance.
 type PublicKey struct {

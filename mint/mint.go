@@ -369,8 +369,8 @@ func SelfCheck(data []byte, hostKeys, verifierKeys keys.Set, reg *profiles.Regis
 	unsignedOK := slices.Contains(tolerated, verify.KindSignatureMissing)
 	var refused []verify.Rejection
 	for _, r := range v.Rejections {
-		if unsignedOK && r.Kind == verify.KindSchema && strings.HasPrefix(r.Detail, "/signature: required member is missing") {
-			continue // the schema's view of the same missing signature
+		if unsignedOK && missingSignature(r) {
+			continue // the schema's view of the same missing signatures
 		}
 		if !slices.Contains(tolerated, r.Kind) {
 			refused = append(refused, r)
@@ -380,6 +380,13 @@ func SelfCheck(data []byte, hostKeys, verifierKeys keys.Set, reg *profiles.Regis
 		return v, &RefusedError{Verdict: v, Refused: refused}
 	}
 	return v, nil
+}
+
+// missingSignature reports whether r is the schema's complaint that signature or
+// verifierSignature is absent, which an intentionally unsigned bundle carries.
+func missingSignature(r verify.Rejection) bool {
+	return r.Kind == verify.KindSchema && (r.Pointer == "/signature" || r.Pointer == "/verifierSignature") &&
+		strings.Contains(r.Detail, "required member is missing")
 }
 
 // Encode returns the bundle file: 2-space indented JSON in the reference member

@@ -46,6 +46,9 @@ type Rejection struct {
 	Kind    Kind   `json:"kind"`
 	Detail  string `json:"detail"`
 	Profile string `json:"profile,omitempty"`
+	// Pointer is the JSON pointer (RFC 6901) of the member a schema rejection is
+	// about ("" is the whole document); empty for the other kinds.
+	Pointer string `json:"pointer,omitempty"`
 }
 
 // Outcome is the overall judgement.

@@ -9,6 +9,7 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/schemas"
 )
 
 // Options is the verification policy: the keys the caller trusts and the profile
@@ -39,8 +40,11 @@ func Parse(data []byte, opts Options) (*Verdict, error) {
 	return Bundle(b, problems, opts), nil
 }
 
-// Bundle judges a decoded bundle. problems are the decoder's findings, reported as
-// schema rejections.
+// Bundle judges a decoded bundle. The document (b.Raw) is validated against the
+// embedded bundle v3 JSON Schema (package schemas); each failure is a schema
+// rejection naming its JSON pointer. problems are the decoder's findings: every one
+// of them is also a schema failure, so they are reported only if the schema finds
+// nothing (which would be a bug in the schema, and must not hide a problem).
 func Bundle(b *bundle.Bundle, problems []bundle.Problem, opts Options) *Verdict {
 	c := &checker{b: b, opts: opts, v: &Verdict{
 		Rejections:        []Rejection{},
@@ -109,8 +113,8 @@ func (c *checker) run(problems []bundle.Problem) {
 		c.reject(KindNotV3, "", "bundleVersion is %s, not the string \"3\"; %s", describe(bv, ok), notV3Hint(root))
 		return
 	}
-	for _, p := range problems {
-		c.reject(KindSchema, "", "%s", p)
+	for _, p := range schemaProblems(root, problems) {
+		c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer})
 	}
 	rows := b.Results.Requirements
 	c.rowRules(rows)
@@ -124,6 +128,15 @@ func (c *checker) run(problems []bundle.Problem) {
 	}
 	c.profileRules(rows)
 	c.attribute()
+}
+
+// schemaProblems returns the schema validator's findings, sorted by pointer; the
+// decoder's problems only when the validator has none (see Bundle).
+func schemaProblems(root bundle.Value, decoded []bundle.Problem) []bundle.Problem {
+	if ps := schemas.Bundle().Validate(root); len(ps) > 0 {
+		return ps
+	}
+	return decoded
 }
 
 // rowRules: duplicate-requirement, reason-missing, vacuous-pass, totals-mismatch.

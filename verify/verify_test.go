@@ -248,7 +248,8 @@ var tamperCases = []struct {
 	{"assertionCount", set("assertionCount", num(1)), []verify.Kind{"assertion-count"}},
 	{"suite.version", set("suite/version", str("9.9.9")), []verify.Kind{"signature-invalid"}},
 	{"host.build id", set("host/build/id", str("feedfacefeedface")), []verify.Kind{"signature-invalid"}},
-	{"host.build kind emptied", set("host/build/kind", str("")), []verify.Kind{"build-missing", "signature-invalid"}},
+	// schema: "" is not one of the three build kinds (the enum of host.build.kind).
+	{"host.build kind emptied", set("host/build/kind", str("")), []verify.Kind{"schema", "build-missing", "signature-invalid"}},
 	{"discovery document", set("discovery/document/preferredVersion", str("9.0")), []verify.Kind{"discovery-digest"}},
 	{"discovery.sha256", set("discovery/sha256", str(strings.Repeat("0", 64))), []verify.Kind{"signature-invalid", "discovery-digest"}},
 	{"relaxation added", appendTo("host/relaxations", relaxation("webhooks.egress-guard")),
@@ -256,13 +257,16 @@ var tamperCases = []struct {
 	{"duplicated row", appendTo("results/requirements", func(t *testing.T, r bundle.Value) bundle.Value {
 		return get(t, r, "results/requirements/"+rowIndex(t, r, a2aRow))
 	}), []verify.Kind{"duplicate-requirement", "totals-mismatch", "witness-digest", "assertion-count"}},
+	// schema: signature.over is a const array in the schema, too.
 	{"signature.over reordered", set("signature/over", bundle.StringsValue([]string{"host.build", "witnessSha256", "suite.version", "discovery.sha256"})),
-		[]verify.Kind{"signature-over"}},
-	{"signature.over shortened", set("signature/over", bundle.StringsValue(bundle.SignatureOver[:3])), []verify.Kind{"signature-over"}},
-	{"alg", set("signature/alg", str("ed448")), []verify.Kind{"signature-missing"}},
+		[]verify.Kind{"schema", "signature-over"}},
+	{"signature.over shortened", set("signature/over", bundle.StringsValue(bundle.SignatureOver[:3])), []verify.Kind{"schema", "signature-over"}},
+	// schema: signature.alg is const "ed25519".
+	{"alg", set("signature/alg", str("ed448")), []verify.Kind{"schema", "signature-missing"}},
 	{"signature removed", remove("signature"), []verify.Kind{"schema", "signature-missing"}},
 	{"signature bytes", flipSig, []verify.Kind{"signature-invalid"}},
-	{"signature truncated", set("signature/sig", str("AAAA")), []verify.Kind{"signature-invalid"}},
+	// schema: sig must be 86 base64url characters.
+	{"signature truncated", set("signature/sig", str("AAAA")), []verify.Kind{"schema", "signature-invalid"}},
 	{"witnessSha256 replaced", set("witnessSha256", str(strings.Repeat("a", 64))), []verify.Kind{"witness-digest", "signature-invalid"}},
 	{"bundleVersion as a number", set("bundleVersion", num(3)), []verify.Kind{"not-v3"}},
 	{"bundleVersion 2", set("bundleVersion", str("2")), []verify.Kind{"not-v3"}},
@@ -270,9 +274,11 @@ var tamperCases = []struct {
 		return onRow(egressRow, "detail", str("delivered to 10.0.0.1"))(t, onRow(egressRow, "result", str(bundle.ExecutedFail))(t, r))
 	}, []verify.Kind{"totals-mismatch", "totals-mismatch", "witness-digest", "undeclared-relaxation-observed"}},
 	{"rung raised", set("durability/rung", str(bundle.RungDurableMultiInstance)), []verify.Kind{"rung-not-derivable"}},
-	{"rung unknown", set("durability/rung", str("bulletproof")), []verify.Kind{"rung-not-derivable"}},
+	// schema: durability.rung is an enum of three.
+	{"rung unknown", set("durability/rung", str("bulletproof")), []verify.Kind{"schema", "rung-not-derivable"}},
+	// schema: the allOf conditional requires verifierSignature when a profile is independent.
 	{"independent tier without verifier signature", set("claimedProfiles/0/evidenceTier", str(bundle.TierIndependent)),
-		[]verify.Kind{"independent-unsigned"}},
+		[]verify.Kind{"schema", "independent-unsigned"}},
 	{"claim a profile the document does not derive", appendTo("claimedProfiles", func(*testing.T, bundle.Value) bundle.Value {
 		return bundle.ObjectValue(
 			bundle.Member{Name: "id", Value: str("openwop-made-up")},
@@ -553,5 +559,52 @@ func TestTrimJS(t *testing.T) {
 		if got := verify.TrimJS(in); got != want {
 			t.Errorf("TrimJS(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Schema validation is one more rule: each failure is a schema rejection that
+// names its JSON pointer, in pointer order, ahead of the reference rules.
+func TestSchemaRejections(t *testing.T) {
+	base, err := bundle.ParseIJSON(testkit.Encode(testkit.Signed("https://host.example")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}
+	for _, tc := range []struct {
+		name     string
+		mut      mutation
+		kinds    []verify.Kind
+		pointers []string
+	}{
+		{"extra root member", set("extra", bundle.BoolValue(true)), []verify.Kind{"schema"}, []string{"/extra"}},
+		{"bad enum value", set("claimedProfiles/0/evidenceTier", str("platinum")), []verify.Kind{"schema"}, []string{"/claimedProfiles/0/evidenceTier"}},
+		{"coherence-file row id", onRow(a2aRow, "id", str("openwop.it.v2-eos-clock.ticks")),
+			[]verify.Kind{"schema", "witness-digest"}, []string{"/results/requirements/0/id"}},
+		{"two at once, in pointer order", func(t *testing.T, r bundle.Value) bundle.Value {
+			return set("aaa", num(1))(t, set("host/extra", num(1))(t, r))
+		}, []verify.Kind{"schema", "schema"}, []string{"/aaa", "/host/extra"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := bundle.Indent(tc.mut(t, base))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := verify.Parse(out, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(v.Kinds(), tc.kinds) || v.Outcome != verify.Rejected {
+				t.Fatalf("%s %v, want %v", v.Outcome, v.Rejections, tc.kinds)
+			}
+			for i, p := range tc.pointers {
+				r := v.Rejections[i]
+				if r.Pointer != p || !strings.HasPrefix(r.Detail, p+": ") {
+					t.Errorf("rejection %d: pointer %q detail %q, want pointer %s", i, r.Pointer, r.Detail, p)
+				}
+			}
+			if len(v.CertifiedProfiles) != 0 {
+				t.Errorf("a schema rejection is bundle-wide; certified %v", v.CertifiedProfiles)
+			}
+		})
 	}
 }

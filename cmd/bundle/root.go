@@ -14,13 +14,18 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 ran the conformance suite, one row per requirement.
 
   bundle verify FILE...      re-derive every claim and check the signature
+  bundle show FILE           a reviewer's summary of one bundle
+  bundle report FILE...      one self-contained HTML page (--html OUT)
   bundle mint --out FILE     assemble, scrub, sign and self-verify a host bundle
   bundle sign FILE           sign an assembled bundle, or countersign it as a verifier
-  bundle keys generate       make a signing key and print its signingKeys[] entry
-  bundle gate accepted|audit|cut   decide the Accepted predicate and the cut gates over committed bundles
+  bundle keys generate|public|retire|trust   make, inspect, retire and pin signing keys
+  bundle gate accepted|audit|cut   the Accepted predicate and the cut gates over committed bundles
   bundle census [ID...]      which committed bundles carry a row for ids, a prefix or a scenario
   bundle diff A B            what changed between two cuts (--regressions-only gates CI)
-  bundle keys trust          pin a host's published keys in a keyring
+  bundle schema [NAME]       print a JSON Schema (bundle, key)
+  bundle man DIR             write the man pages
+  bundle completion SHELL    shell completion (bash, zsh, fish, powershell)
+  bundle version             module version and commit
 
 Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
 		SilenceUsage:  true,
@@ -41,6 +46,7 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	root.AddCommand(newCensusCmd())
 	root.AddCommand(newDiffCmd())
 	root.AddCommand(newKeysCmd())
+	root.AddCommand(newSchemaCmd(), newShowCmd(), newReportCmd(), newManCmd(), newVersionCmd())
 	return root
 }
 

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/render"
+	"github.com/certcut/certcut/tiers"
+	"github.com/certcut/certcut/verify"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// reviewFile reads one bundle, verifies it and builds its review. A file that
+// cannot be read or is not I-JSON is an input error (exit 3).
+func reviewFile(stdin io.Reader, file string, opts verify.Options, tf *tiers.File) (*render.Review, error) {
+	var data []byte
+	var err error
+	if file == "-" {
+		data, err = bundle.ReadAll(stdin, "standard input")
+	} else {
+		data, err = bundle.ReadFile(file)
+	}
+	if err != nil {
+		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
+	}
+	b, problems, err := bundle.Parse(data)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
+	}
+	return render.NewReview(file, b, verify.Bundle(b, problems, opts), tf), nil
+}
+
+// loadTiers reads --tiers, if given.
+func loadTiers(path string) (*tiers.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	tf, err := tiers.Load(path)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("--tiers %s: %w (give OpenWOP's evidence/host-tiers.json)", path, err))
+	}
+	return tf, nil
+}
+
+// useColor decides --color: always, never, or auto — colour only when w is a
+// terminal and NO_COLOR is unset or empty (no-color.org).
+func useColor(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		if os.Getenv("NO_COLOR") != "" {
+			return false, nil
+		}
+		f, ok := w.(*os.File)
+		return ok && term.IsTerminal(int(f.Fd())), nil
+	}
+	return false, usageErrorf("--color must be auto, always or never, not %q", mode)
+}
+
+// addKeyFlags adds verify's trust flags (--host-key, --verifier-key, --registry)
+// to a command that verifies on the way, so show and report judge exactly as
+// verify does.
+func addKeyFlags(cmd *cobra.Command, f *verifyFlags) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
+	fl.StringArrayVar(&f.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
+	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
+}

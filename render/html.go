@@ -1,0 +1,205 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/verify"
+)
+
+//go:embed report.tmpl
+var reportTemplate string
+
+//go:embed report.css
+var reportCSS string
+
+//go:embed report.js
+var reportJS string
+
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"keyLine":   KeyLine,
+	"rungLine":  RungLine,
+	"meaning":   VerdictMeaning,
+	"withdrawn": Withdrawn,
+	"lower":     func(o verify.Outcome) string { return strings.ToLower(string(o)) },
+	"join":      strings.Join,
+	"add":       func(a, b int) int { return a + b },
+}).Parse(reportTemplate))
+
+// HTMLOptions describe the page.
+type HTMLOptions struct {
+	// Generator names the program that wrote the page ("certcut v0.3.0").
+	Generator string
+}
+
+// ChartWidth is the width of a totals chart in the HTML report, in SVG units.
+const ChartWidth = 600
+
+// WriteHTML writes one self-contained HTML page for the reviews: a section per
+// bundle (verdict, header facts, profiles, the totals chart as inline SVG), one
+// filterable table of every row, and, for several bundles, a requirement × host
+// matrix. The page loads nothing: its CSS and script are inline and allowed by a
+// Content-Security-Policy that names their SHA-256 and forbids everything else.
+// All text from bundles goes through html/template, so it is always escaped.
+func WriteHTML(w io.Writer, reviews []*Review, opts HTMLOptions) error {
+	data := pageData{
+		Generator: opts.Generator,
+		CSS:       template.CSS(reportCSS),
+		JS:        template.JS(reportJS),
+		CSP:       CSP(),
+		Verdicts:  map[verify.Outcome]int{},
+	}
+	for i, r := range reviews {
+		bv := bundleView{Review: r, Index: i, Anchor: fmt.Sprintf("bundle-%d", i+1), Label: columnLabel(r)}
+		x := 0
+		for _, s := range Bar(r.Verdict.Summary.Totals, ChartWidth) {
+			bv.Segments = append(bv.Segments, svgSegment{Segment: s, X: x})
+			x += s.Cells
+		}
+		data.Bundles = append(data.Bundles, bv)
+		data.Verdicts[r.Verdict.Outcome]++
+		for _, row := range r.Rows {
+			data.Rows = append(data.Rows, rowView{Row: row, Bundle: i, Mark: MarkOf(row.Result)})
+		}
+	}
+	for _, o := range []verify.Outcome{verify.Verified, verify.Coherent, verify.Rejected} {
+		if n := data.Verdicts[o]; n > 0 {
+			data.VerdictList = append(data.VerdictList, verdictCount{Outcome: o, Count: n})
+		}
+	}
+	if len(reviews) > 1 {
+		data.Matrix = buildMatrix(reviews)
+	}
+	var buf bytes.Buffer
+	if err := reportTmpl.Execute(&buf, data); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// CSP is the page's Content-Security-Policy: nothing may load, only the page's own
+// style element and script (by hash) run.
+func CSP() string {
+	return fmt.Sprintf("default-src 'none'; style-src '%s'; script-src '%s'; img-src data:; base-uri 'none'; form-action 'none'",
+		hashSource(reportCSS), hashSource(reportJS))
+}
+
+func hashSource(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+type pageData struct {
+	Generator   string
+	CSS         template.CSS
+	JS          template.JS
+	CSP         string
+	Bundles     []bundleView
+	Rows        []rowView
+	Verdicts    map[verify.Outcome]int
+	VerdictList []verdictCount
+	Matrix      *matrix
+}
+
+type verdictCount struct {
+	Outcome verify.Outcome
+	Count   int
+}
+
+type bundleView struct {
+	*Review
+	Index    int
+	Anchor   string
+	Label    string
+	Segments []svgSegment
+}
+
+type svgSegment struct {
+	Segment
+	X int
+}
+
+type rowView struct {
+	Row
+	Bundle int
+	Mark   Mark
+}
+
+// matrix is the requirement × host table: one row per requirement id found in any
+// bundle, one column per bundle.
+type matrix struct {
+	Columns []string
+	Rows    []matrixRow
+	Differ  int
+}
+
+type matrixRow struct {
+	ID     string
+	Cells  []matrixCell
+	Differ bool
+}
+
+type matrixCell struct {
+	Result string // "" when the bundle has no such row
+	Mark   Mark
+}
+
+func buildMatrix(reviews []*Review) *matrix {
+	m := &matrix{}
+	byID := map[string][]string{}
+	for i, r := range reviews {
+		m.Columns = append(m.Columns, columnLabel(r))
+		for _, row := range r.Rows {
+			cells, ok := byID[row.ID]
+			if !ok {
+				cells = make([]string, len(reviews))
+				byID[row.ID] = cells
+			}
+			if cells[i] == "" { // a duplicated id shows its first row
+				cells[i] = row.Result
+			}
+		}
+	}
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, bundle.CompareUTF16)
+	for _, id := range ids {
+		mr := matrixRow{ID: id}
+		for _, res := range byID[id] {
+			c := matrixCell{Result: res}
+			if res != "" {
+				c.Mark = MarkOf(res)
+			}
+			mr.Cells = append(mr.Cells, c)
+			if res != byID[id][0] {
+				mr.Differ = true
+			}
+		}
+		if mr.Differ {
+			m.Differ++
+		}
+		m.Rows = append(m.Rows, mr)
+	}
+	return m
+}
+
+// columnLabel names a bundle in the matrix: host, suite version and a short build.
+func columnLabel(r *Review) string {
+	s := r.Verdict.Summary
+	id := s.Build.ID
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	return fmt.Sprintf("%s %s (%s)", orUnnamed(s.Host), s.Suite, id)
+}

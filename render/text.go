@@ -1,0 +1,378 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/verify"
+)
+
+// TextOptions shape the text summary.
+type TextOptions struct {
+	// Color adds ANSI colours (for a terminal); without it the text is plain and
+	// every mark is still told apart by its glyph.
+	Color bool
+	// BarWidth is the width of the totals bar in cells (default 50).
+	BarWidth int
+}
+
+// Mark is how a result is drawn: its glyph in the text bar, its ANSI colour and
+// its CSS class in the HTML report.
+type Mark struct {
+	Result string
+	Glyph  string
+	ANSI   string
+	Class  string
+	Label  string
+	Abbrev string
+}
+
+// Marks lists the five results in the order bars stack them.
+var Marks = []Mark{
+	{bundle.ExecutedPass, "█", "32", "pass", "executed-pass", "P"},
+	{bundle.ExecutedFail, "▓", "31", "fail", "executed-fail", "F"},
+	{bundle.Blocked, "▒", "35", "blocked", "blocked", "B"},
+	{bundle.Skipped, "░", "33", "skipped", "skipped", "S"},
+	{bundle.Inapplicable, "·", "90", "inapplicable", "inapplicable", "I"},
+}
+
+// MarkOf returns the mark of a result; an unknown result gets "?".
+func MarkOf(result string) Mark {
+	for _, m := range Marks {
+		if m.Result == result {
+			return m
+		}
+	}
+	return Mark{Result: result, Glyph: "?", ANSI: "31", Class: "unknown", Label: result, Abbrev: "?"}
+}
+
+// Segment is one result's share of a bar.
+type Segment struct {
+	Mark  Mark
+	Count int
+	Cells int
+}
+
+// Bar divides width cells among the five totals in proportion (largest remainder),
+// giving every non-zero count at least one cell so that no result disappears. The
+// segments come in Marks order; zero counts get zero cells.
+func Bar(t bundle.Totals, width int) []Segment {
+	segs := make([]Segment, len(Marks))
+	total := 0
+	for i, m := range Marks {
+		segs[i] = Segment{Mark: m, Count: t.Get(m.Result)}
+		total += segs[i].Count
+	}
+	if total == 0 || width <= 0 {
+		return segs
+	}
+	nonZero := 0
+	for _, s := range segs {
+		if s.Count > 0 {
+			nonZero++
+		}
+	}
+	width = max(width, nonZero)
+	used := 0
+	rem := make([]int, len(segs))
+	for i := range segs {
+		exact := segs[i].Count * width
+		segs[i].Cells = exact / total
+		rem[i] = exact % total
+		used += segs[i].Cells
+	}
+	for ; used < width; used++ { // hand out the rest by largest remainder
+		best := -1
+		for i := range segs {
+			if segs[i].Count > 0 && (best < 0 || rem[i] > rem[best]) {
+				best = i
+			}
+		}
+		segs[best].Cells++
+		rem[best] = -1
+	}
+	for i := range segs { // a non-zero count is never invisible
+		if segs[i].Count > 0 && segs[i].Cells == 0 {
+			big := 0
+			for j := range segs {
+				if segs[j].Cells > segs[big].Cells {
+					big = j
+				}
+			}
+			segs[big].Cells--
+			segs[i].Cells = 1
+		}
+	}
+	return segs
+}
+
+type painter struct{ color bool }
+
+func (p painter) paint(code, s string) string {
+	if !p.color || code == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p painter) bold(s string) string { return p.paint("1", s) }
+
+// verdictColor is green for VERIFIED, yellow for COHERENT, red otherwise.
+func verdictColor(o verify.Outcome) string {
+	switch o {
+	case verify.Verified:
+		return "1;32"
+	case verify.Coherent:
+		return "1;33"
+	}
+	return "1;31"
+}
+
+// WriteText writes the reviewer's summary of one bundle.
+func WriteText(w io.Writer, r *Review, opts TextOptions) error {
+	if opts.BarWidth <= 0 {
+		opts.BarWidth = 50
+	}
+	p := painter{opts.Color}
+	v, s := r.Verdict, r.Verdict.Summary
+	var b strings.Builder
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-12s%s\n", label, fmt.Sprintf(format, args...))
+	}
+	more := func(format string, args ...any) {
+		fmt.Fprintf(&b, "  %-12s%s\n", "", fmt.Sprintf(format, args...))
+	}
+
+	title := orUnnamed(s.Host)
+	if s.HostVersion != "" {
+		title += " " + s.HostVersion
+	}
+	if s.Vendor != "" {
+		title += " · " + s.Vendor
+	}
+	b.WriteString(p.bold(safe(title)) + "\n")
+	line("verdict", "%s", p.paint(verdictColor(v.Outcome), string(v.Outcome))+" — "+VerdictMeaning(v))
+	line("file", "%s", safe(r.File))
+	line("build", "%s %s", safe(orDash(s.Build.Kind)), safe(orDash(s.Build.ID)))
+	line("suite", "%s %s · target major %d · generated %s", safe(orDash(r.SuiteName)), safe(orDash(s.Suite)), s.TargetMajor, safe(orDash(s.GeneratedAt)))
+	line("discovery", "%s", safe(orDash(s.DiscoveryURL))+documentNote(s))
+	switch {
+	case r.Tier != nil:
+		tier := safe(r.Tier.String())
+		if r.Tier.Listed {
+			tier = p.bold(tier)
+		} else {
+			tier = p.paint("33", tier)
+		}
+		line("origin", "%s · %s", r.Tier.Origin, tier)
+	case r.TierError != "":
+		line("origin", "%s", p.paint("33", "no origin: "+safe(r.TierError)))
+	}
+	line("key", "%s", safe(KeyLine(v)))
+
+	t := s.Totals
+	line("totals", "%d rows · %d assertions", s.Rows, s.AssertionCount)
+	var bar, legend strings.Builder
+	for _, seg := range Bar(t, opts.BarWidth) {
+		bar.WriteString(p.paint(seg.Mark.ANSI, strings.Repeat(seg.Mark.Glyph, seg.Cells)))
+		if legend.Len() > 0 {
+			legend.WriteString("  ")
+		}
+		legend.WriteString(p.paint(seg.Mark.ANSI, seg.Mark.Glyph) + " " + seg.Mark.Label + " " + fmt.Sprint(seg.Count))
+	}
+	if bar.Len() == 0 {
+		more("(no rows)")
+	} else {
+		more("%s", bar.String())
+	}
+	more("%s", legend.String())
+
+	if len(r.Profiles) == 0 {
+		line("profiles", "none claimed")
+	}
+	idWidth := 0
+	for _, pr := range r.Profiles {
+		idWidth = max(idWidth, len(pr.ID))
+	}
+	for i, pr := range r.Profiles {
+		label := ""
+		if i == 0 {
+			label = "profiles"
+		}
+		mark, state := p.paint("32", "✓"), "certified"
+		switch {
+		case pr.Claimed && !pr.Certified:
+			mark, state = p.paint("31", "✗"), safe(Withdrawn(pr))
+		case !pr.Claimed:
+			mark, state = p.paint("90", "–"), "claimed, not certified by the bundle"
+		}
+		witnesses := "witnesses"
+		if pr.WitnessCount == 1 {
+			witnesses = "witness"
+		}
+		fmt.Fprintf(&b, "  %-12s%s %-*s  %s · %d %s · %s\n", label, mark, idWidth, safe(pr.ID), safe(pr.EvidenceTier), pr.WitnessCount, witnesses, state)
+	}
+	if len(r.Relaxations) == 0 {
+		line("relaxations", "none declared")
+	}
+	for i, rl := range r.Relaxations {
+		label := ""
+		if i == 0 {
+			label = "relaxations"
+		}
+		fmt.Fprintf(&b, "  %-12s%s (%s): %s\n", label, safe(rl.Obligation), safe(rl.Durability), safe(rl.Reason))
+	}
+	line("rung", "%s", safe(RungLine(r.Rung)))
+	if len(v.OptedOut) > 0 {
+		line("opted out", "%s", safe(strings.Join(v.OptedOut, ", ")))
+	}
+	for _, n := range v.Notes {
+		line("note", "%s", safe(n))
+	}
+
+	switch v.Outcome {
+	case verify.Rejected:
+		fmt.Fprintf(&b, "\n%s\n", p.paint(verdictColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", len(v.Rejections))))
+		for _, rj := range v.Rejections {
+			if rj.Profile != "" {
+				fmt.Fprintf(&b, "  [%s] (%s) %s\n", rj.Kind, safe(rj.Profile), safe(rj.Detail))
+			} else {
+				fmt.Fprintf(&b, "  [%s] %s\n", rj.Kind, safe(rj.Detail))
+			}
+		}
+	case verify.Coherent:
+		fmt.Fprintf(&b, "\n%s\n", p.paint(verdictColor(v.Outcome), "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"))
+		for _, u := range v.Unverified {
+			fmt.Fprintf(&b, "  · %s\n", safe(u))
+		}
+	}
+
+	for _, g := range r.NonPass {
+		m := MarkOf(g.Result)
+		fmt.Fprintf(&b, "\n%s\n", p.paint(m.ANSI, fmt.Sprintf("%s %s (%d)", m.Glyph, safe(g.Result), len(g.Rows))))
+		for _, row := range g.Rows {
+			fmt.Fprintf(&b, "  %s  %s\n", safe(row.ID), p.paint("90", safe(row.Scenario)))
+			reason := row.Reason
+			if TrimReason(reason) == "" {
+				reason = p.paint("31", "(no reason given)")
+			}
+			for _, l := range strings.Split(reason, "\n") {
+				fmt.Fprintf(&b, "      %s\n", safe(l))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Withdrawn says why a profile the bundle marks certified is not: "withdrawn by
+// relaxed-profile-certified", or "withdrawn by a bundle-wide rejection".
+func Withdrawn(p Profile) string {
+	why := make([]string, len(p.WithdrawnBy))
+	for i, k := range p.WithdrawnBy {
+		why[i] = k
+		if k == "bundle-wide" {
+			why[i] = "a bundle-wide rejection"
+		}
+	}
+	return "withdrawn by " + strings.Join(why, ", ")
+}
+
+// VerdictMeaning is the short account of an outcome.
+func VerdictMeaning(v *verify.Verdict) string {
+	switch v.Outcome {
+	case verify.Verified:
+		return "zero rejections, host signature checked, certified list re-derived"
+	case verify.Coherent:
+		return fmt.Sprintf("zero rejections, but not independently verified (%d reason(s))", len(v.Unverified))
+	case verify.Rejected:
+		return fmt.Sprintf("%d problem(s)", len(v.Rejections))
+	}
+	return string(v.Outcome)
+}
+
+// KeyLine says which key the host signature was checked under and where it came
+// from, or, without a trusted key, what the bundle's own document says.
+func KeyLine(v *verify.Verdict) string {
+	signedBy := orDash(v.Summary.SignatureKeyID)
+	if k := v.HostKey; k != nil {
+		where := k.Source
+		if k.Origin != "" {
+			where += " " + k.Origin
+		}
+		state := "signature verifies"
+		if !v.SignatureVerified {
+			state = "signature does NOT verify"
+		}
+		return fmt.Sprintf("%s · %s from %s · %s", signedBy, k.Fingerprint, where, state)
+	}
+	sp := v.SelfPublished
+	return fmt.Sprintf("%s · none trusted (give --host-key) · self-published, not trusted: %s", signedBy, orDash(string(sp.Outcome)))
+}
+
+// RungLine words the durability rung claim and what the rows support.
+func RungLine(r Rung) string {
+	switch {
+	case r.Claimed != "" && r.Rejected:
+		return r.Claimed + " claimed · NOT derivable from the signed rows (rung-not-derivable)"
+	case r.Claimed != "":
+		return r.Claimed + " · re-derived from the signed rows"
+	case r.Derivable != "":
+		return "none claimed (the signed rows would support " + r.Derivable + ")"
+	}
+	return "none claimed"
+}
+
+// TrimReason trims a reason as the verifier's reason-missing rule does.
+func TrimReason(s string) string { return verify.TrimJS(s) }
+
+func documentNote(s verify.Summary) string {
+	if !s.HasDiscoveryDoc {
+		return " (no document embedded)"
+	}
+	return ""
+}
+
+// safe makes text from a bundle harmless on a terminal: control characters (ESC
+// among them), C1 controls and the bidirectional overrides that could reorder
+// what a reviewer reads are shown as \u{XXXX} instead of acting.
+func safe(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unsafeRune(r) {
+			fmt.Fprintf(&b, "\\u{%04X}", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20 && r != '\t', r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func orUnnamed(s string) string {
+	if s == "" {
+		return "(unnamed host)"
+	}
+	return s
+}

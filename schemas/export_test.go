@@ -1,0 +1,11 @@
+package schemas
+
+// OpenPaths exposes the members Validate does not convert.
+func (v *Validator) OpenPaths() [][]string { return v.open }
+
+// WithoutShortcut returns a copy of v that validates open members too.
+func (v *Validator) WithoutShortcut() *Validator {
+	c := *v
+	c.open = nil
+	return &c
+}

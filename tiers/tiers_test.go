@@ -1,0 +1,71 @@
+package tiers_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/certcut/certcut/internal/testkit"
+	"github.com/certcut/certcut/tiers"
+)
+
+func TestOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.myndhyve.ai/.well-known/openwop": "https://api.myndhyve.ai",
+		"HTTPS://App.OpenWOP.dev:443/x":               "https://app.openwop.dev",
+		"http://127.0.0.1:3838/.well-known/openwop":   "http://127.0.0.1:3838",
+		"http://example.com:80":                       "http://example.com",
+		"https://example.com:8443/a?b#c":              "https://example.com:8443",
+		"http://[::1]:8080/":                          "http://[::1]:8080",
+	} {
+		got, err := tiers.Origin(in)
+		if err != nil || got != want {
+			t.Errorf("Origin(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "/.well-known/openwop", "ftp://x.example", "not a url", "https://"} {
+		if _, err := tiers.Origin(bad); err == nil {
+			t.Errorf("Origin(%q): no error", bad)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	f, err := tiers.Parse([]byte(`{"$comment":"x","hosts":[{"name":"a","origins":["HTTPS://A.example:443"],"tier":2,"source":"GOVERNANCE.md"}],"later":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Lookup("https://a.example/.well-known/openwop")
+	if err != nil || !m.Listed || m.Tier != 2 || m.Host != "a" || m.String() != "tier 2 (a)" {
+		t.Errorf("lookup %+v %v", m, err)
+	}
+	m, _ = f.Lookup("https://b.example/.well-known/openwop")
+	if m.Listed || m.Origin != "https://b.example" || !strings.Contains(m.String(), "never qualifies") {
+		t.Errorf("unlisted %+v", m)
+	}
+	for _, bad := range []string{`[]`, `{}`, `{"hosts":[{"name":"a","origins":[],"tier":1}]}`, `{"hosts":[{"name":"a","origins":["x"],"tier":1}]}`, `{"hosts":[{"name":"a","origins":["https://a"],"tier":0}]}`} {
+		if _, err := tiers.Parse([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// The corpus file places the three hosts of spec §8.4; api.openwop.dev is not listed.
+func TestCorpusTiers(t *testing.T) {
+	f, err := tiers.Load(filepath.Join(testkit.CorpusDir(t), "evidence", "host-tiers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for url, want := range map[string]string{
+		"https://api.myndhyve.ai/.well-known/openwop": "tier 2 (myndhyve)",
+		"https://app.openwop.dev/.well-known/openwop": "tier 1 (openwop-app)",
+		"http://127.0.0.1:3838/.well-known/openwop":   "tier 1 (openwop-host-v2-reference)",
+		"https://api.openwop.dev/.well-known/openwop": "not listed in host-tiers.json: unknown, never qualifies",
+		"http://127.0.0.1:18099/.well-known/openwop":  "not listed in host-tiers.json: unknown, never qualifies",
+	} {
+		m, err := f.Lookup(url)
+		if err != nil || m.String() != want {
+			t.Errorf("%s: %s %v, want %s", url, m, err, want)
+		}
+	}
+}
