@@ -160,7 +160,12 @@ func NormalizeURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+// sameOrigin reports whether two URLs share an origin.
+func sameOrigin(a, b *url.URL) bool {
+	oa, errA := bundle.Origin(a.String())
+	ob, errB := bundle.Origin(b.String())
+	return errA == nil && errB == nil && oa == ob
+}
 
 // Fetch GETs the discovery document at rawURL (a base URL gets /.well-known/openwop
 // appended) with Accept: application/json and, at target major 2, OpenWOP-Version:
@@ -188,7 +193,7 @@ func Fetch(ctx context.Context, rawURL string, opts Options) (*Document, error) 
 		if len(via) >= maxRedirects {
 			return fmt.Errorf("more than %d redirects", maxRedirects)
 		}
-		if origin(req.URL) != origin(via[0].URL) {
+		if !sameOrigin(req.URL, via[0].URL) {
 			return &RedirectError{From: via[0].URL.String(), To: req.URL.String()}
 		}
 		return nil
@@ -318,11 +323,11 @@ func Parse(data []byte, where string) (*Document, error) {
 
 // Origin returns the scheme://host[:port] of the document's URL ("" when it has none).
 func (d *Document) Origin() string {
-	u, err := url.Parse(d.URL)
-	if err != nil || u.Host == "" {
+	o, err := bundle.Origin(d.URL)
+	if err != nil {
 		return ""
 	}
-	return origin(u)
+	return o
 }
 
 // IsURL reports whether arg is an http(s) URL rather than a file path.

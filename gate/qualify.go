@@ -100,7 +100,7 @@ func (r *Repo) assessNow(e *Entry) *assessment {
 		return a
 	}
 	b := e.Bundle
-	a.origin, _ = keys.Origin(b.Discovery.URL)
+	a.origin, _ = bundle.Origin(b.Discovery.URL)
 	a.companion = IsCompanion(b)
 	if a.companion {
 		a.checks = append(a.checks, r.companionCheck(a))
@@ -266,17 +266,17 @@ func (r *Repo) tierCheck(a *assessment) check {
 		c.status, c.reason = Fail, fmt.Sprintf("discovery.url %q has no origin", b.Discovery.URL)
 		return c
 	}
-	h, ok := r.Tiers.Lookup(a.origin)
-	if !ok {
-		c.status, c.reason = Fail, fmt.Sprintf("origin %s is not listed in %s: an unknown host never qualifies", a.origin, r.Tiers.File)
+	h, err := r.Tiers.Lookup(b.Discovery.URL)
+	if err != nil || !h.Listed {
+		c.status, c.reason = Fail, fmt.Sprintf("origin %s is not listed in %s: an unknown host never qualifies", a.origin, r.Tiers.Path)
 		return c
 	}
-	a.tier, a.tierName = h.Tier, h.Name
+	a.tier, a.tierName = h.Tier, h.Host
 	if h.Tier < r.MinTier {
-		c.status, c.reason = Fail, fmt.Sprintf("origin %s is tier %d (%s), below --min-tier %d", a.origin, h.Tier, h.Name, r.MinTier)
+		c.status, c.reason = Fail, fmt.Sprintf("origin %s is tier %d (%s), below --min-tier %d", a.origin, h.Tier, h.Host, r.MinTier)
 		return c
 	}
-	c.status, c.reason = Pass, fmt.Sprintf("origin %s is tier %d (%s) in %s", a.origin, h.Tier, h.Name, r.Tiers.File)
+	c.status, c.reason = Pass, fmt.Sprintf("origin %s is tier %d (%s) in %s", a.origin, h.Tier, h.Host, r.Tiers.Path)
 	return c
 }
 
@@ -412,7 +412,7 @@ func normalisedDiscovery(b *bundle.Bundle) (bundle.Value, bool) {
 	if b.Discovery.Document == nil {
 		return bundle.Value{}, false
 	}
-	origin, _ := keys.Origin(b.Discovery.URL)
+	origin, _ := bundle.Origin(b.Discovery.URL)
 	doc := replaceOrigin(*b.Discovery.Document, origin)
 	if auth, ok := doc.Get("auth"); ok && auth.Kind() == bundle.Object {
 		if lanes, ok := auth.Get("lanes"); ok && lanes.Kind() == bundle.Array {

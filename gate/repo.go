@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/certcut/certcut/discovery"
+	"github.com/certcut/certcut/tiers"
 	"github.com/certcut/certcut/verify"
 )
 
@@ -43,7 +44,7 @@ type Config struct {
 type Repo struct {
 	Config
 	Entries []*Entry
-	Tiers   *Tiers
+	Tiers   *tiers.File
 	Ledger  *Ledger
 	Anchors *Anchors
 
@@ -124,7 +125,7 @@ func openPolicy(cfg Config) (*Repo, error) {
 	}
 	r := &Repo{Config: cfg, assess: map[*Entry]*assessment{}, live: map[string]liveResult{}, pairing: map[string]*verify.Verdict{}}
 	var err error
-	if r.Tiers, err = optional(cfg.TiersFile, LoadTiers); err != nil {
+	if r.Tiers, err = optional(cfg.TiersFile, tiers.Load); err != nil {
 		return nil, err
 	}
 	if r.Ledger, err = optional(cfg.LedgerFile, LoadLedger); err != nil {

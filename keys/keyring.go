@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -21,7 +20,7 @@ import (
 const KeyringVersion = 1
 
 // KeyringSchemaID is the $id of the keyring's JSON Schema (schemas/keyring.schema.json).
-const KeyringSchemaID = "https://certcut.dev/schemas/keyring.schema.json"
+const KeyringSchemaID = "https://github.com/certcut/certcut/schemas/keyring.schema.json"
 
 // Keyring is a committed JSON file that pins the bundle-signing keys a project
 // trusts. It is the durable form of "where trust comes from": a reviewer adds a
@@ -182,7 +181,7 @@ func (k *Keyring) Validate() error {
 			return bad("host.name is empty; say whose key this is")
 		}
 		if e.Host.Origin != "" {
-			if o, err := Origin(e.Host.Origin); err != nil || o != e.Host.Origin {
+			if o, err := bundle.Origin(e.Host.Origin); err != nil || o != e.Host.Origin {
 				return bad("host.origin %q is not an origin (scheme://host[:port], no path)", e.Host.Origin)
 			}
 		}
@@ -366,28 +365,4 @@ func keyIDs(ks []SigningKey) []string {
 		out[i] = k.KeyID
 	}
 	return out
-}
-
-// Origin returns the origin (scheme://host[:port]) of an absolute http(s) URL,
-// with the default port dropped, as browsers and the WHATWG URL standard write it.
-func Origin(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", err
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not an absolute http(s) URL", raw)
-	}
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return u.Scheme + "://" + host, nil
 }

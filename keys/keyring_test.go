@@ -5,14 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
 	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/schemas"
 )
 
 func entry(name, id string) keys.KeyringEntry {
@@ -144,46 +145,44 @@ func TestKeyringTrust(t *testing.T) {
 	}
 }
 
-// The published JSON Schema must name exactly the members the Go types write, so
-// a keyring certcut saves is one the schema describes.
-func TestKeyringSchemaMatchesTypes(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "schemas", "keyring.schema.json"))
+// A keyring certcut writes is one its published JSON Schema (generated from these
+// types) accepts, and the schema's $id is the one the file names.
+func TestKeyringMatchesItsSchema(t *testing.T) {
+	raw, err := schemas.Get("keyring")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var schema struct {
-		ID         string                     `json:"$id"`
-		Properties map[string]json.RawMessage `json:"properties"`
-		Defs       map[string]struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
-		} `json:"$defs"`
+	var head struct {
+		ID string `json:"$id"`
 	}
-	if err := json.Unmarshal(data, &schema); err != nil {
+	if err := json.Unmarshal(raw, &head); err != nil || head.ID != keys.KeyringSchemaID {
+		t.Fatalf("$id %q, want %q (%v)", head.ID, keys.KeyringSchemaID, err)
+	}
+	v, err := schemas.Compile("keyring")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if schema.ID != keys.KeyringSchemaID {
-		t.Errorf("$id %q, want %q", schema.ID, keys.KeyringSchemaID)
+	k := keys.NewKeyring()
+	host := keys.KeyringHost{Name: "h", Origin: "https://h.example"}
+	doc := testkit.Discovery("https://h.example", keys.PublicKey{Key: testkit.Public("host"), KeyID: "k1"}.Entry())
+	if _, err := k.Trust(doc, host, "https://h.example/.well-known/openwop", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), nil); err != nil {
+		t.Fatal(err)
 	}
-	check := func(name string, typ reflect.Type, props map[string]json.RawMessage) {
-		var fields []string
-		for i := range typ.NumField() {
-			tag := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]
-			if tag != "" && tag != "-" {
-				fields = append(fields, tag)
-			}
-		}
-		var names []string
-		for p := range props {
-			names = append(names, p)
-		}
-		slices.Sort(fields)
-		slices.Sort(names)
-		if !slices.Equal(fields, names) {
-			t.Errorf("%s: Go fields %v, schema properties %v", name, fields, names)
-		}
+	path := filepath.Join(t.TempDir(), "keyring.json")
+	if err := k.Save(path); err != nil {
+		t.Fatal(err)
 	}
-	check("Keyring", reflect.TypeOf(keys.Keyring{}), schema.Properties)
-	check("KeyringEntry", reflect.TypeOf(keys.KeyringEntry{}), schema.Defs["entry"].Properties)
-	check("KeyringHost", reflect.TypeOf(keys.KeyringHost{}), schema.Defs["host"].Properties)
+	data, _ := os.ReadFile(path)
+	parsed, err := bundle.ParseIJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := v.Validate(parsed); len(problems) > 0 {
+		t.Errorf("a saved keyring breaks its schema: %v", problems)
+	}
+	pinned, _ := parsed.Get("keys")
+	revoked := parsed.With("keys", bundle.ArrayValue(pinned.Items()[0].With("revokedAt", bundle.StringValue("2026-11-02T00:00:00Z"))))
+	if problems := v.Validate(revoked); len(problems) == 0 {
+		t.Error("a revocation without a reason passes the schema")
+	}
 }

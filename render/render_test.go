@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -248,5 +249,15 @@ func TestCorpusReview(t *testing.T) {
 	render.WriteText(&out, r, render.TextOptions{})
 	if !strings.Contains(out.String(), "  origin      https://api.openwop.dev · not listed in host-tiers.json: unknown, never qualifies\n") {
 		t.Errorf("origin line missing:\n%s", out.String()[:800])
+	}
+}
+
+func TestSafeWriter(t *testing.T) {
+	var b strings.Builder
+	w := render.SafeWriter(&b)
+	fmt.Fprintf(w, "host: %s\n\tnext\n", "evil\x1b[2J\u202ehost\u0085")
+	want := "host: evil\\u{001B}[2J\\u{202E}host\\u{0085}\n\tnext\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

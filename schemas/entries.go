@@ -6,4 +6,6 @@ package schemas
 var entries = []Entry{
 	{Name: "bundle", File: "bundle-v3.schema.json", Title: "OpenWOP certification bundle v3"},
 	{Name: "key", File: "signing-key.schema.json", Title: "OpenWOP discovery signingKeys[] entry"},
+	{Name: "keyring", File: "keyring.schema.json", Title: "certcut keyring"},
+	{Name: "gate", File: "gate.schema.json", Title: "certcut gate file"},
 }

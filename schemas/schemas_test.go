@@ -70,7 +70,7 @@ func del(t *testing.T, root bundle.Value, path string) bundle.Value {
 }
 
 func TestEveryEmbeddedSchemaCompiles(t *testing.T) {
-	if got := schemas.Names(); !slices.Equal(got, []string{"bundle", "key"}) {
+	if got := schemas.Names(); !slices.Equal(got, []string{"bundle", "key", "keyring", "gate"}) {
 		t.Errorf("names %v", got)
 	}
 	for _, e := range schemas.List() {

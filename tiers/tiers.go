@@ -8,9 +8,9 @@ package tiers
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
+
+	"github.com/certcut/certcut/bundle"
 )
 
 // File is the parsed host-tiers.json.
@@ -78,7 +78,7 @@ func Parse(data []byte) (*File, error) {
 			return nil, fmt.Errorf("hosts[%d] needs a name, at least one origin and a tier ≥ 1", i)
 		}
 		for j, o := range h.Origins {
-			norm, err := Origin(o)
+			norm, err := bundle.Origin(o)
 			if err != nil {
 				return nil, fmt.Errorf("hosts[%d].origins[%d]: %w", i, j, err)
 			}
@@ -88,33 +88,11 @@ func Parse(data []byte) (*File, error) {
 	return &f, nil
 }
 
-// Origin returns the origin of an absolute http(s) URL as a browser's URL.origin
-// does: lower-case scheme and host, the port only when it is not the scheme's
-// default.
-func Origin(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("%q is not a URL: %w", raw, err)
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if (scheme != "http" && scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not an absolute http(s) URL", raw)
-	}
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		return scheme + "://" + host, nil
-	}
-	return scheme + "://" + host + ":" + port, nil
-}
-
 // Lookup finds the tier of the host whose origin is the discovery URL's origin.
 // The error says the URL has no origin; an unlisted origin is a Match with
 // Listed false.
 func (f *File) Lookup(discoveryURL string) (Match, error) {
-	origin, err := Origin(discoveryURL)
+	origin, err := bundle.Origin(discoveryURL)
 	if err != nil {
 		return Match{}, err
 	}

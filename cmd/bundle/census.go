@@ -11,6 +11,7 @@ import (
 
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
 )
 
@@ -78,7 +79,7 @@ Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage 
 			case "csv":
 				return renderCensusCSV(cmd.OutOrStdout(), c)
 			}
-			renderCensusTable(cmd.OutOrStdout(), c)
+			renderCensusTable(render.SafeWriter(cmd.OutOrStdout()), c)
 			return nil
 		},
 	}

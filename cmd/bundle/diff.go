@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/certcut/certcut/gate"
+	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +53,7 @@ Exit codes: 0 done (with --regressions-only: no regression), 1 regressions
 					return err
 				}
 			} else {
-				renderDiffText(out, d, regressions)
+				renderDiffText(render.SafeWriter(out), d, regressions)
 			}
 			if regressions && len(d.Regressions) > 0 {
 				return &exitError{code: 1}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,31 +14,8 @@ import (
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
 )
-
-// trustFlags are the flags every command that judges bundles shares.
-type trustFlags struct {
-	hostKeys     []string
-	verifierKeys []string
-	keyring      string
-	registry     string
-}
-
-func (t *trustFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringArrayVar(&t.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
-	fl.StringArrayVar(&t.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
-	fl.StringVar(&t.keyring, "keyring", "", "keyring `file` of pinned keys (see `bundle keys trust`); revoked keys never verify")
-	fl.StringVar(&t.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
-}
-
-// options builds verify options: keys, keyring, registry. Unreadable files are
-// input errors (exit 3).
-func (t *trustFlags) options() (verify.Options, error) {
-	return verifyOptions(verifyFlags{hostKeys: t.hostKeys, verifierKeys: t.verifierKeys, registry: t.registry, keyring: t.keyring})
-}
 
 // repoFlags say where the spec repository keeps its evidence.
 type repoFlags struct {
@@ -137,40 +111,6 @@ Documentation: docs/gate.md.`,
 	return cmd
 }
 
-// gateFile is a gate written down: which RFC, which ids, which policy.
-type gateFile struct {
-	RFC           string   `json:"rfc" yaml:"rfc"`
-	Require       []string `json:"require" yaml:"require"`
-	RequireCorpus []string `json:"requireCorpus" yaml:"requireCorpus"`
-	MinTier       int      `json:"minTier" yaml:"minTier"`
-	Live          bool     `json:"live" yaml:"live"`
-	Bundles       string   `json:"bundles" yaml:"bundles"`
-}
-
-func readGateFile(path string) (*gateFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var g gateFile
-	if strings.HasSuffix(path, ".json") {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&g)
-	} else {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		err = dec.Decode(&g)
-		if errors.Is(err, io.EOF) {
-			err = errors.New("the file is empty")
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gate file %s: %s (fields: rfc, require, requireCorpus, minTier, live, bundles)", path, strings.Join(strings.Fields(err.Error()), " "))
-	}
-	return &g, nil
-}
-
 func newGateAcceptedCmd() *cobra.Command {
 	var (
 		trust         trustFlags
@@ -217,7 +157,7 @@ read, 4 usage error.`,
 				return err
 			}
 			if gateFilePath != "" {
-				g, err := readGateFile(gateFilePath)
+				g, err := gate.LoadFile(gateFilePath)
 				if err != nil {
 					return inputError(err)
 				}

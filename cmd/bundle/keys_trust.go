@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/discovery"
 	"github.com/certcut/certcut/keys"
 	"github.com/spf13/cobra"
@@ -75,7 +76,7 @@ Exit codes: 0 pinned (or already pinned), 1 refused (conflict with the keyring),
 				}
 			}
 			if origin != "" {
-				o, oerr := keys.Origin(origin)
+				o, oerr := bundle.Origin(origin)
 				if oerr != nil {
 					return usageErrorf("--origin %s: %v", origin, oerr)
 				}

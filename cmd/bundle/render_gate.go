@@ -9,10 +9,14 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/gate"
+	"github.com/certcut/certcut/render"
 )
 
 // renderReports writes gate reports in the chosen format.
 func renderReports(w io.Writer, format string, reps []*gate.Report) error {
+	if format == "text" || format == "github" {
+		w = render.SafeWriter(w) // the reports quote bundles and RFCs
+	}
 	switch format {
 	case "json":
 		if len(reps) == 1 {
@@ -386,6 +390,9 @@ func renderJUnit(w io.Writer, reps []*gate.Report) error {
 func renderAudit(w io.Writer, format string, a *gate.AuditReport) error {
 	if format == "json" {
 		return writeJSON(w, a)
+	}
+	if format == "text" || format == "github" {
+		w = render.SafeWriter(w) // the reports quote bundles and RFCs
 	}
 	if format != "text" {
 		var reps []*gate.Report

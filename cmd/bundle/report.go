@@ -12,7 +12,7 @@ import (
 )
 
 type reportFlags struct {
-	verifyFlags
+	trustFlags
 	tiers string
 	html  string
 	force bool
@@ -47,7 +47,7 @@ gate); 3 a bundle, key or tiers file cannot be read, or OUT cannot be written;
 			if f.html == "" {
 				return usageErrorf("bundle report: give --html OUT, the file to write (see 'bundle report --help')")
 			}
-			opts, err := verifyOptions(f.verifyFlags)
+			opts, err := f.options()
 			if err != nil {
 				return err
 			}
@@ -81,7 +81,7 @@ gate); 3 a bundle, key or tiers file cannot be read, or OUT cannot be written;
 			return nil
 		},
 	}
-	addKeyFlags(cmd, &f.verifyFlags)
+	f.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.html, "html", "", "the HTML `file` to write (required)")
 	fl.BoolVar(&f.force, "force", false, "replace --html OUT if it exists")

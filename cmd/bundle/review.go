@@ -9,7 +9,6 @@ import (
 	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/tiers"
 	"github.com/certcut/certcut/verify"
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -61,14 +60,4 @@ func useColor(mode string, w io.Writer) (bool, error) {
 		return ok && term.IsTerminal(int(f.Fd())), nil
 	}
 	return false, usageErrorf("--color must be auto, always or never, not %q", mode)
-}
-
-// addKeyFlags adds verify's trust flags (--host-key, --verifier-key, --registry)
-// to a command that verifies on the way, so show and report judge exactly as
-// verify does.
-func addKeyFlags(cmd *cobra.Command, f *verifyFlags) {
-	fl := cmd.Flags()
-	fl.StringArrayVar(&f.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
-	fl.StringArrayVar(&f.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
-	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
 }

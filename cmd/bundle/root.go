@@ -22,7 +22,7 @@ ran the conformance suite, one row per requirement.
   bundle gate accepted|audit|cut   the Accepted predicate and the cut gates over committed bundles
   bundle census [ID...]      which committed bundles carry a row for ids, a prefix or a scenario
   bundle diff A B            what changed between two cuts (--regressions-only gates CI)
-  bundle schema [NAME]       print a JSON Schema (bundle, key)
+  bundle schema [NAME]       print a JSON Schema (bundle, key, keyring, gate)
   bundle man DIR             write the man pages
   bundle completion SHELL    shell completion (bash, zsh, fish, powershell)
   bundle version             module version and commit

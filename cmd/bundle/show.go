@@ -9,9 +9,10 @@ import (
 )
 
 type showFlags struct {
-	verifyFlags
+	trustFlags
 	tiers string
 	color string
+	json  bool
 }
 
 func newShowCmd() *cobra.Command {
@@ -43,7 +44,7 @@ or the tiers file cannot be read; 4 usage.`,
   bundle show --json --host-key host.pub.pem bundle.json | jq '.nonPass[].result'`,
 		Args: exactArgs(1, "one bundle FILE (or - for standard input)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := verifyOptions(f.verifyFlags)
+			opts, err := f.options()
 			if err != nil {
 				return err
 			}
@@ -74,7 +75,7 @@ or the tiers file cannot be read; 4 usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	addKeyFlags(cmd, &f.verifyFlags)
+	f.register(cmd)
 	fl.StringVar(&f.tiers, "tiers", "", "OpenWOP evidence/host-tiers.json `file`: show the tier of the discovery URL's origin")
 	fl.StringVar(&f.color, "color", "auto", "colour: auto (a terminal without NO_COLOR), always, never")
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON (the verdict, tier, profiles, non-pass rows)")

@@ -8,18 +8,14 @@ import (
 	"os"
 
 	"github.com/certcut/certcut/bundle"
-	"github.com/certcut/certcut/keys"
-	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
 
 type verifyFlags struct {
-	hostKeys     []string
-	verifierKeys []string
-	registry     string
-	keyring      string
-	json         bool
+	trustFlags
+	json bool
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -59,12 +55,8 @@ live /.well-known/openwop, and does not judge whether the suite version is curre
 			return runVerify(cmd, f, args)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringArrayVar(&f.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
-	fl.StringArrayVar(&f.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
-	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
-	fl.BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
-	fl.StringVar(&f.keyring, "keyring", "", "keyring `file` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
+	f.register(cmd)
+	cmd.Flags().BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
 	return cmd
 }
 
@@ -77,7 +69,7 @@ type fileVerdict struct {
 }
 
 func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
-	opts, err := verifyOptions(f)
+	opts, err := f.options()
 	if err != nil {
 		return err
 	}
@@ -100,7 +92,9 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		renderVerdictText(stdout, file, fv.Verdict)
+		if err := render.WriteVerdict(stdout, file, fv.Verdict, versionString()); err != nil {
+			return err
+		}
 	}
 	if f.json {
 		enc := json.NewEncoder(stdout)
@@ -150,38 +144,4 @@ func describeReadError(err error) string {
 		return "no such file"
 	}
 	return err.Error()
-}
-
-func verifyOptions(f verifyFlags) (verify.Options, error) {
-	var opts verify.Options
-	var err error
-	if opts.HostKeys, err = loadKeyArgs("--host-key", f.hostKeys); err != nil {
-		return opts, err
-	}
-	if opts.VerifierKeys, err = loadKeyArgs("--verifier-key", f.verifierKeys); err != nil {
-		return opts, err
-	}
-	if f.keyring != "" {
-		if opts.Keyring, err = keys.LoadKeyring(f.keyring); err != nil {
-			return opts, inputError(fmt.Errorf("--keyring %s: %w", f.keyring, err))
-		}
-	}
-	if f.registry == "" {
-		opts.Registry = profiles.Default()
-	} else if opts.Registry, err = profiles.Load(f.registry); err != nil {
-		return opts, inputError(err)
-	}
-	return opts, nil
-}
-
-func loadKeyArgs(flag string, args []string) (keys.Set, error) {
-	var set keys.Set
-	for _, a := range args {
-		ks, err := keys.LoadPublic(a)
-		if err != nil {
-			return nil, inputError(fmt.Errorf("%s %s: %w", flag, a, err))
-		}
-		set = append(set, ks...)
-	}
-	return set, nil
 }

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/keys"
 	"github.com/invopop/jsonschema"
 )
@@ -39,6 +40,8 @@ type target struct {
 var targets = []target{
 	{"bundle", "bundle-v3.schema.json", bundle.Bundle{}},
 	{"key", "signing-key.schema.json", keys.SigningKey{}},
+	{"keyring", "keyring.schema.json", keys.Keyring{}},
+	{"gate", "gate.schema.json", gate.File{}},
 }
 
 // BaseID is the prefix of every generated schema's $id.

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/verify"
+	"github.com/spf13/cobra"
+)
+
+// trustFlags are the flags every command that judges bundles shares (verify, show,
+// report, gate, census, diff), so each judges exactly as verify does: the keys the
+// user trusts, a keyring, and the profile registry.
+type trustFlags struct {
+	hostKeys     []string
+	verifierKeys []string
+	keyring      string
+	registry     string
+}
+
+func (t *trustFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&t.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
+	fl.StringArrayVar(&t.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
+	fl.StringVar(&t.keyring, "keyring", "", "keyring `file` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
+	fl.StringVar(&t.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
+}
+
+// options loads what the flags name into verify options. An unreadable key,
+// keyring or registry is an input error (exit 3).
+func (t *trustFlags) options() (verify.Options, error) {
+	var opts verify.Options
+	var err error
+	if opts.HostKeys, err = loadKeyArgs("--host-key", t.hostKeys); err != nil {
+		return opts, err
+	}
+	if opts.VerifierKeys, err = loadKeyArgs("--verifier-key", t.verifierKeys); err != nil {
+		return opts, err
+	}
+	if t.keyring != "" {
+		if opts.Keyring, err = keys.LoadKeyring(t.keyring); err != nil {
+			return opts, inputError(fmt.Errorf("--keyring %s: %w", t.keyring, err))
+		}
+	}
+	if t.registry == "" {
+		opts.Registry = profiles.Default()
+	} else if opts.Registry, err = profiles.Load(t.registry); err != nil {
+		return opts, inputError(err)
+	}
+	return opts, nil
+}
+
+func loadKeyArgs(flag string, args []string) (keys.Set, error) {
+	var set keys.Set
+	for _, a := range args {
+		ks, err := keys.LoadPublic(a)
+		if err != nil {
+			return nil, inputError(fmt.Errorf("%s %s: %w", flag, a, err))
+		}
+		set = append(set, ks...)
+	}
+	return set, nil
+}

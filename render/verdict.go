@@ -1,0 +1,106 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/certcut/certcut/verify"
+)
+
+// The verdict lines, as the reference CLI prints them (U+2014 dash, U+00B7 bullets).
+const (
+	LineVerified = "VERIFIED — zero rejections, host signature checked, certified list re-derived."
+	LineCoherent = "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"
+)
+
+// WriteVerdict prints `bundle verify`'s view of one verdict: the five header lines of
+// the reference CLI (bundle, host, suite, totals, certified), the key the signature
+// was checked under and where it came from, notes, then the verdict line and its
+// reasons. cli names this program's version. Text from the bundle is made
+// terminal-safe.
+func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error {
+	sw := SafeWriter(w)
+	s := v.Summary
+	t := s.Totals
+	fmt.Fprintf(sw, "bundle:    %s\n", file)
+	fmt.Fprintf(sw, "host:      %s build %s:%s\n", s.Host, s.Build.Kind, prefix(s.Build.ID, 12))
+	fmt.Fprintf(sw, "suite:     %s (this CLI is certcut %s)\n", s.Suite, cli)
+	fmt.Fprintf(sw, "totals:    executedPass=%d executedFail=%d blocked=%d inapplicable=%d skipped=%d\n",
+		t.ExecutedPass, t.ExecutedFail, t.Blocked, t.Inapplicable, t.Skipped)
+	certified := "(none)"
+	if len(v.CertifiedProfiles) > 0 {
+		certified = strings.Join(v.CertifiedProfiles, ", ")
+	}
+	fmt.Fprintf(sw, "certified: %s\n", certified)
+	fmt.Fprintf(sw, "key:       %s\n", KeyLine(v))
+	for _, n := range v.Notes {
+		fmt.Fprintf(sw, "note:      %s\n", n)
+	}
+	switch v.Outcome {
+	case verify.Verified:
+		fmt.Fprintln(sw, LineVerified)
+	case verify.Coherent:
+		fmt.Fprintln(sw, LineCoherent)
+		for _, r := range v.Unverified {
+			fmt.Fprintf(sw, "  · %s\n", r)
+		}
+	case verify.Rejected:
+		fmt.Fprintf(sw, "REJECTED — %d problem(s):\n", len(v.Rejections))
+		for _, r := range v.Rejections {
+			if r.Profile != "" {
+				fmt.Fprintf(sw, "  [%s] (%s) %s\n", r.Kind, r.Profile, r.Detail)
+			} else {
+				fmt.Fprintf(sw, "  [%s] %s\n", r.Kind, r.Detail)
+			}
+		}
+	}
+	return sw.(*safeWriter).err
+}
+
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// SafeWriter returns a writer that passes text to w with every character that
+// could act on a terminal — control characters other than newline and tab, C1
+// controls, bidirectional overrides — shown as \u{XXXX} instead. Renderers of plain
+// text that quotes bundles (verify, gate, census, diff) write through it, so a
+// hostile host name or row detail cannot rewrite what a reviewer sees. The first
+// write error is kept and returned by later writes.
+func SafeWriter(w io.Writer) io.Writer { return &safeWriter{w: w} }
+
+type safeWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *safeWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	text := string(p)
+	out := text
+	if strings.ContainsFunc(text, unsafeInLine) {
+		var b strings.Builder
+		for _, r := range text {
+			if unsafeInLine(r) {
+				fmt.Fprintf(&b, "\\u{%04X}", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		out = b.String()
+	}
+	if _, err := io.WriteString(s.w, out); err != nil {
+		s.err = err
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// unsafeInLine is unsafeRune for running text: newlines are the renderer's own.
+func unsafeInLine(r rune) bool { return r != '\n' && unsafeRune(r) }
