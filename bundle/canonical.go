@@ -45,7 +45,8 @@ func CanonicalSHA256(v Value) (string, error) {
 }
 
 type canonWriter struct {
-	out []byte
+	out   []byte
+	order []int // member-order scratch, shared by all objects (sorted, then consumed)
 }
 
 func (w *canonWriter) value(v Value) error {
@@ -77,10 +78,14 @@ func (w *canonWriter) value(v Value) error {
 }
 
 func (w *canonWriter) object(members []Member) error {
-	order := make([]int, len(members))
-	for i := range order {
-		order[i] = i
+	// Take this object's slice of the shared scratch; nested objects take theirs
+	// after it, so writing a member never disturbs the order being walked.
+	base := len(w.order)
+	for i := range members {
+		w.order = append(w.order, i)
 	}
+	order := w.order[base:]
+	defer func() { w.order = w.order[:base] }()
 	slices.SortFunc(order, func(a, b int) int { return CompareUTF16(members[a].Name, members[b].Name) })
 	w.out = append(w.out, '{')
 	for i, idx := range order {

@@ -157,7 +157,7 @@ func (p *parser) object(depth int) (Value, error) {
 	}
 	p.pos++ // {
 	p.skipSpace()
-	members := []Member{}
+	members := make([]Member, 0, 8) // bundle rows have 3 to 6 members
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		return Value{kind: Object, members: members}, nil
