@@ -302,7 +302,7 @@ func TestReportInChromium(t *testing.T) {
 // the page shows its counts; it logs the page's size.
 func TestLargestCorpusReportInChromium(t *testing.T) {
 	dir := testkit.CorpusDir(t)
-	file, data := largestCorpusBundle(t, dir)
+	file, data := testkit.LargestCorpusBundle(t)
 	r := corpusReview(t, dir, file, data)
 	var buf bytes.Buffer
 	if err := render.WriteHTML(&buf, []*render.Review{r}, render.HTMLOptions{Generator: "certcut test"}); err != nil {

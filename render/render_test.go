@@ -35,23 +35,6 @@ func review(t *testing.T, file string, b *bundle.Bundle, trusted bool) *render.R
 	return render.NewReview(file, parsed, verify.Bundle(parsed, problems, opts), nil)
 }
 
-func largestCorpusBundle(t *testing.T, dir string) (string, []byte) {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "evidence", "*", "*.json"))
-	var best string
-	var size int64
-	for _, f := range files {
-		if info, err := os.Stat(f); err == nil && info.Size() > size {
-			best, size = f, info.Size()
-		}
-	}
-	data, err := os.ReadFile(best)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return best, data
-}
-
 func corpusReview(t *testing.T, dir, file string, data []byte) *render.Review {
 	t.Helper()
 	b, problems, err := bundle.Parse(data)

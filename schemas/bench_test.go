@@ -1,8 +1,6 @@
 package schemas_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/certcut/certcut/bundle"
@@ -13,19 +11,7 @@ import (
 // BenchmarkValidateLargest: schema validation of the largest corpus bundle alone
 // (compiled once), for comparison with verify's BenchmarkVerifyLargest.
 func BenchmarkValidateLargest(b *testing.B) {
-	dir := testkit.CorpusDir(b)
-	files, _ := filepath.Glob(filepath.Join(dir, "evidence", "*", "*.json"))
-	var best string
-	var size int64
-	for _, f := range files {
-		if info, err := os.Stat(f); err == nil && info.Size() > size {
-			best, size = f, info.Size()
-		}
-	}
-	data, err := os.ReadFile(best)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, data := testkit.LargestCorpusBundle(b)
 	doc, err := bundle.ParseIJSON(data)
 	if err != nil {
 		b.Fatal(err)

@@ -2,7 +2,6 @@ package verify_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,19 +14,8 @@ import (
 
 // largestCorpusBundle returns the bytes of the largest corpus bundle and its key.
 func largestCorpusBundle(b *testing.B) ([]byte, keys.PublicKey) {
+	best, data := testkit.LargestCorpusBundle(b)
 	dir := testkit.CorpusDir(b)
-	files, _ := filepath.Glob(filepath.Join(dir, "evidence", "*", "*.json"))
-	var best string
-	var size int64
-	for _, f := range files {
-		if info, err := os.Stat(f); err == nil && info.Size() > size {
-			best, size = f, info.Size()
-		}
-	}
-	data, err := os.ReadFile(best)
-	if err != nil {
-		b.Fatal(err)
-	}
 	parsed, _, err := bundle.Parse(data)
 	if err != nil {
 		b.Fatal(err)

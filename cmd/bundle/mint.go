@@ -162,6 +162,7 @@ type mintReport struct {
 	Redacted        []string              `json:"redacted"`
 	Warnings        []string              `json:"warnings"`
 	Verdict         string                `json:"verdict,omitempty"`
+	selfCheck       string                // the verdict in words, for the text report
 	Refused         []map[string]string   `json:"refused,omitempty"`
 }
 
@@ -320,7 +321,7 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 	verdict, checkErr := mint.SelfCheck(data, hostKeys, verifierKeys, in.Registry, tolerated)
 	rep := newMintReport(f.out, f.keyID, asm, !f.unsigned)
 	if verdict != nil {
-		rep.Verdict = string(verdict.Outcome)
+		rep.Verdict, rep.selfCheck = string(verdict.Outcome), selfCheckWords(verdict)
 	}
 	var refused *mint.RefusedError
 	if errors.As(checkErr, &refused) {
@@ -406,7 +407,7 @@ func renderMintText(stdout, stderr io.Writer, rep mintReport) {
 	if len(rep.Redacted) > 0 {
 		fmt.Fprintf(stdout, "redacted:  %d place(s): %s\n", len(rep.Redacted), strings.Join(rep.Redacted, ", "))
 	}
-	fmt.Fprintf(stdout, "self-check: %s\n", rep.Verdict)
+	fmt.Fprintf(stdout, "self-check: %s\n", rep.selfCheck)
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "bundle: warning: %s\n", w)
 	}

@@ -112,7 +112,7 @@ func renderGateText(w io.Writer, r *gate.Report) {
 	pass, fail, blocked := counts(r)
 	read := ""
 	if r.Gate == "accepted" {
-		read = fmt.Sprintf(" (%d bundles read)", len(r.Bundles))
+		read = fmt.Sprintf(" (%d bundle%s read)", len(r.Bundles), plural(len(r.Bundles)))
 	}
 	fmt.Fprintf(w, "RESULT: %s — %d criteria: %d pass, %d fail, %d blocked%s\n", r.Status, len(r.Criteria), pass, fail, blocked, read)
 }

@@ -167,7 +167,7 @@ func runSign(cmd *cobra.Command, f signFlags, file string) error {
 		return nil
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "bundle sign: wrote %s (signed by %s as %s; witness %s; self-check: %s)\n",
-		f.out, f.keyID, role, prefix(b.WitnessSha256, 12), verdict.Outcome)
+		f.out, f.keyID, role, prefix(b.WitnessSha256, 12), selfCheckWords(verdict))
 	for _, u := range verdict.Unverified {
 		fmt.Fprintf(cmd.OutOrStdout(), "  · %s\n", u)
 	}

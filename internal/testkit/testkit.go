@@ -196,3 +196,22 @@ func ModuleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
+
+// LargestCorpusBundle returns the path and bytes of the largest bundle in the
+// corpus (the benchmarks' yardstick), skipping loudly when the corpus is absent.
+func LargestCorpusBundle(t testing.TB) (string, []byte) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(CorpusDir(t), "evidence", "*", "*.json"))
+	var best string
+	var size int64
+	for _, f := range files {
+		if info, err := os.Stat(f); err == nil && info.Size() > size {
+			best, size = f, info.Size()
+		}
+	}
+	data, err := os.ReadFile(best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return best, data
+}
