@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/render"
@@ -74,14 +75,14 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 		return err
 	}
 	stdout := cmd.OutOrStdout()
-	results := make([]fileVerdict, 0, len(files))
+	results, ready := verifyFiles(cmd.InOrStdin(), files, opts)
 	worst := verify.Verified
 	for i, file := range files {
-		fv := verifyFile(cmd.InOrStdin(), file, opts)
+		<-ready[i]
+		fv := results[i]
 		if o := fv.outcome(); o.Severity() > worst.Severity() {
 			worst = o
 		}
-		results = append(results, fv)
 		if f.json {
 			continue
 		}
@@ -107,6 +108,34 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// verifyFiles judges the files concurrently, one worker per CPU: each file is read
+// and verified on its own, and its slot of results is filled before ready[i] is
+// closed, so the caller can print in the order given while later files are still
+// being judged.
+func verifyFiles(stdin io.Reader, files []string, opts verify.Options) ([]fileVerdict, []chan struct{}) {
+	results := make([]fileVerdict, len(files))
+	ready := make([]chan struct{}, len(files))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	next := make(chan int)
+	go func() {
+		for i := range files {
+			next <- i
+		}
+		close(next)
+	}()
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		go func() {
+			for i := range next {
+				results[i] = verifyFile(stdin, files[i], opts)
+				close(ready[i])
+			}
+		}()
+	}
+	return results, ready
 }
 
 func (fv fileVerdict) outcome() verify.Outcome {
