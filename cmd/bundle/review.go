@@ -15,13 +15,7 @@ import (
 // reviewFile reads one bundle, verifies it and builds its review. A file that
 // cannot be read or is not I-JSON is an input error (exit 3).
 func reviewFile(stdin io.Reader, file string, opts verify.Options, tf *tiers.File) (*render.Review, error) {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = bundle.ReadAll(stdin, "standard input")
-	} else {
-		data, err = bundle.ReadFile(file)
-	}
+	data, err := readBundleArg(stdin, file)
 	if err != nil {
 		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
 	}

@@ -148,13 +148,7 @@ func (fv fileVerdict) outcome() verify.Outcome {
 // verifyFile reads and judges one file; a file that cannot be read or parsed has
 // no Verdict and an Error that says why.
 func verifyFile(stdin io.Reader, file string, opts verify.Options) fileVerdict {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = bundle.ReadAll(stdin, "standard input")
-	} else {
-		data, err = bundle.ReadFile(file)
-	}
+	data, err := readBundleArg(stdin, file)
 	if err == nil {
 		var v *verify.Verdict
 		if v, err = verify.Parse(data, opts); err == nil {
@@ -162,6 +156,15 @@ func verifyFile(stdin io.Reader, file string, opts verify.Options) fileVerdict {
 		}
 	}
 	return fileVerdict{File: file, ExitCode: exitInput, Error: describeReadError(err)}
+}
+
+// readBundleArg reads a bundle named on the command line: a file, or standard
+// input for "-", at most bundle.MaxFileSize bytes either way.
+func readBundleArg(stdin io.Reader, file string) ([]byte, error) {
+	if file == "-" {
+		return bundle.ReadAll(stdin, "standard input")
+	}
+	return bundle.ReadFile(file)
 }
 
 func describeReadError(err error) string {
