@@ -1,15 +1,13 @@
 package gate
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/verify"
 )
@@ -181,7 +179,7 @@ func Cut(req CutRequest) *Report {
 	add(CritCutFrontDoor, "Front door", "executedFail is 0", st, fmt.Sprintf("executedFail=%d executedPass=%d blocked=%d (recounted from rows)", t.ExecutedFail, t.ExecutedPass, t.Blocked))
 	if req.InteropMatrix == "" {
 		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, "give --interop-matrix INTEROP-MATRIX.md")
-	} else if data, err := os.ReadFile(req.InteropMatrix); err != nil {
+	} else if data, err := limitedfile.Read(req.InteropMatrix, limitedfile.MaxPolicy); err != nil {
 		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, err.Error())
 	} else if strings.Contains(string(data), b.Host.Name) {
 		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Pass, fmt.Sprintf("%s names %s", req.InteropMatrix, b.Host.Name))
@@ -233,14 +231,16 @@ func readMajors(path string) (map[string][]int, error) {
 	if path == "" {
 		return nil, fmt.Errorf("no scenario-majors file")
 	}
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
 	var m struct {
-		Majors map[string][]int `json:"majors"`
+		Schema  string           `json:"$schema,omitempty"`
+		Comment string           `json:"$comment,omitempty"`
+		Majors  map[string][]int `json:"majors"`
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := bundle.DecodeStrict(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if m.Majors == nil {
@@ -250,16 +250,24 @@ func readMajors(path string) (map[string][]int, error) {
 }
 
 // v2RequirementIDs harvests req('openwop.requirement…') call sites of the scenario
-// files assigned to major 2.
+// files assigned to major 2. The file names come from repository data, so each must
+// stay inside dir (no absolute path, no "..", no symbolic link out); a name that
+// leaves it, or a listed file that cannot be read, is an error: a file the gate
+// cannot read would silently drop its ids from the Witness check.
 func v2RequirementIDs(majors map[string][]int, dir string) (map[string]string, error) {
 	ids := map[string]string{}
-	for file, ms := range majors {
-		if !containsInt(ms, 2) {
+	files := make([]string, 0, len(majors))
+	for file := range majors {
+		files = append(files, file)
+	}
+	sort.Strings(files)
+	for _, file := range files {
+		if !containsInt(majors[file], 2) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, file))
+		data, err := limitedfile.ReadIn(dir, file, limitedfile.MaxPolicy)
 		if err != nil {
-			continue
+			return nil, fmt.Errorf("scenario file %q from the scenario-majors list: %w", file, err)
 		}
 		for _, m := range reqCallRE.FindAllStringSubmatch(string(data), -1) {
 			ids[m[1]] = file

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 )
@@ -39,17 +40,18 @@ func (File) JSONSchemaExtend(s *jsonschema.Schema) {
 }
 
 // LoadFile reads a gate file: JSON when the name ends in .json, YAML otherwise.
-// Unknown members are refused, so a typo cannot weaken a gate.
+// JSON is read as strictly as a bundle (bundle.DecodeStrict: I-JSON, exact-case
+// names, duplicate and unknown members refused, with line and column); YAML with
+// known fields only, and yaml.v3 refuses a key repeated in one mapping. So neither
+// a typo nor a second spelling can weaken a gate.
 func LoadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
 	var g File
 	if strings.HasSuffix(path, ".json") {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&g)
+		err = bundle.DecodeStrict(data, &g)
 	} else {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)

@@ -1,19 +1,17 @@
 package keys
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/atomicfile"
+	"github.com/certcut/certcut/internal/limitedfile"
 )
 
 // KeyringVersion is the only keyringVersion this package reads and writes.
@@ -88,7 +86,11 @@ type KeyringError struct {
 	Path  string
 	Entry int
 	Msg   string
+	// Err is the reader's *bundle.SyntaxError when the text itself was refused.
+	Err error
 }
+
+func (e *KeyringError) Unwrap() error { return e.Err }
 
 func (e *KeyringError) Error() string {
 	where := "keyring"
@@ -109,7 +111,7 @@ func NewKeyring() *Keyring {
 // LoadKeyring reads and validates a keyring file. Unknown members are refused, so
 // a typo such as "revoked" for "revokedAt" cannot silently leave a key trusted.
 func LoadKeyring(path string) (*Keyring, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -125,19 +127,13 @@ func LoadKeyring(path string) (*Keyring, error) {
 	return k, nil
 }
 
-// ParseKeyring reads and validates keyring JSON.
+// ParseKeyring reads and validates keyring JSON as strictly as a bundle
+// (bundle.DecodeStrict): I-JSON, exact-case member names, duplicates and unknown
+// members refused, each with its line and column.
 func ParseKeyring(data []byte) (*Keyring, error) {
-	if _, err := bundle.ParseIJSON(data); err != nil {
-		return nil, &KeyringError{Entry: -1, Msg: "not I-JSON: " + err.Error()}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var k Keyring
-	if err := dec.Decode(&k); err != nil {
-		return nil, &KeyringError{Entry: -1, Msg: err.Error()}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &KeyringError{Entry: -1, Msg: "trailing data after the keyring object"}
+	if err := bundle.DecodeStrict(data, &k); err != nil {
+		return nil, &KeyringError{Entry: -1, Msg: err.Error(), Err: err}
 	}
 	if k.Keys == nil {
 		k.Keys = []KeyringEntry{}

@@ -6,12 +6,11 @@ package profiles
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
 )
 
 //go:embed v2-profiles.json
@@ -19,7 +18,10 @@ var embeddedV2 []byte
 
 // Registry is a profile registry as OpenWOP publishes it.
 type Registry struct {
-	Profiles []Profile `json:"profiles"`
+	Schema        string    `json:"$schema,omitempty"`
+	Comment       string    `json:"$comment,omitempty"`
+	GeneratedFrom string    `json:"generatedFrom,omitempty"`
+	Profiles      []Profile `json:"profiles"`
 	// Source says where the registry came from: "embedded" or a file path.
 	Source string `json:"-"`
 }
@@ -32,6 +34,7 @@ type Profile struct {
 	Predicate      Predicate `json:"predicate"`
 	FloorScenarios []string  `json:"floorScenarios"`
 	RequirementIDs []string  `json:"requirementIds,omitempty"`
+	Note           string    `json:"note,omitempty"`
 }
 
 // Predicate lists the root members a document must have: each family as a JSON
@@ -52,17 +55,19 @@ func Default() *Registry {
 
 // Load reads a registry file such as spec/v2/profiles.json.
 func Load(path string) (*Registry, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, fmt.Errorf("read profile registry: %w", err)
 	}
 	return Parse(data, path)
 }
 
-// Parse reads a registry from JSON; source names it in messages.
+// Parse reads a registry from JSON, as strictly as a bundle (bundle.DecodeStrict:
+// exact-case names, duplicate and unknown members refused); source names it in
+// messages.
 func Parse(data []byte, source string) (*Registry, error) {
 	var r Registry
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := bundle.DecodeStrict(data, &r); err != nil {
 		return nil, fmt.Errorf("profile registry %s: %w", source, err)
 	}
 	if len(r.Profiles) == 0 {

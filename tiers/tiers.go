@@ -6,16 +6,17 @@
 package tiers
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
 )
 
 // File is the parsed host-tiers.json.
 type File struct {
-	Hosts []Host `json:"hosts"`
+	Schema  string `json:"$schema,omitempty"`
+	Comment string `json:"$comment,omitempty"`
+	Hosts   []Host `json:"hosts"`
 	// Path is where the file was read from, for messages.
 	Path string `json:"-"`
 }
@@ -50,7 +51,7 @@ func (m Match) String() string {
 
 // Load reads and parses a host-tiers.json file.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -62,17 +63,20 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
-// Parse parses host-tiers.json: {"hosts": [{name, origins[], tier, source}]}.
-// Members it does not know ($comment, …) are ignored; a host without a name,
-// origins, or a tier of at least 1 is an error.
+// Parse parses host-tiers.json: {"$comment"?, "hosts": [{name, origins[], tier,
+// source?}]}, as strictly as a bundle (bundle.DecodeStrict): exact-case names,
+// duplicate and unknown members refused, so a second "Tier" cannot override the
+// "tier" a reviewer reads. A host without a name, origins, or a tier of at least 1
+// is an error, and so is an origin listed twice.
 func Parse(data []byte) (*File, error) {
 	var f File
-	if err := json.Unmarshal(data, &f); err != nil {
+	if err := bundle.DecodeStrict(data, &f); err != nil {
 		return nil, fmt.Errorf("not a host-tiers file: %w", err)
 	}
 	if f.Hosts == nil {
 		return nil, fmt.Errorf(`not a host-tiers file: no "hosts" array`)
 	}
+	seen := map[string]string{}
 	for i, h := range f.Hosts {
 		if h.Name == "" || len(h.Origins) == 0 || h.Tier < 1 {
 			return nil, fmt.Errorf("hosts[%d] needs a name, at least one origin and a tier ≥ 1", i)
@@ -83,6 +87,10 @@ func Parse(data []byte) (*File, error) {
 				return nil, fmt.Errorf("hosts[%d].origins[%d]: %w", i, j, err)
 			}
 			f.Hosts[i].Origins[j] = norm
+			if prev, dup := seen[norm]; dup {
+				return nil, fmt.Errorf("hosts[%d].origins[%d]: origin %s is already listed for %s; an origin has one tier", i, j, norm, prev)
+			}
+			seen[norm] = h.Name
 		}
 	}
 	return &f, nil

@@ -10,7 +10,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	f, err := tiers.Parse([]byte(`{"$comment":"x","hosts":[{"name":"a","origins":["HTTPS://A.example:443"],"tier":2,"source":"GOVERNANCE.md"}],"later":1}`))
+	f, err := tiers.Parse([]byte(`{"$comment":"x","hosts":[{"name":"a","origins":["HTTPS://A.example:443"],"tier":2,"source":"GOVERNANCE.md"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +21,19 @@ func TestParse(t *testing.T) {
 	m, _ = f.Lookup("https://b.example/.well-known/openwop")
 	if m.Listed || m.Origin != "https://b.example" || !strings.Contains(m.String(), "never qualifies") {
 		t.Errorf("unlisted %+v", m)
+	}
+	// Read as strictly as a bundle: a second spelling of a member cannot override
+	// the one a reviewer reads, and an unknown member is refused, with its place.
+	for bad, want := range map[string]string{
+		`{"hosts":[{"name":"a","origins":["https://a.example"],"tier":3,"Tier":1}]}`: `line 1, column 64: unknown member "Tier" at /hosts/0`,
+		`{"hosts":[{"name":"a","origins":["https://a.example"],"tier":3,"tier":1}]}`: `duplicate member name "tier"`,
+		`{"hosts":[],"later":1}`: `unknown member "later" at the top level`,
+		`{"hosts":[{"name":"a","origins":["https://a.example"],"tier":"1"}]}`:                                                     `/hosts/0/tier is a string, but must be an integer`,
+		`{"hosts":[{"name":"a","origins":["https://a.example"],"tier":1},{"name":"b","origins":["https://A.example"],"tier":3}]}`: `origin https://a.example is already listed for a`,
+	} {
+		if _, err := tiers.Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want it to say %q", bad, err, want)
+		}
 	}
 	for _, bad := range []string{`[]`, `{}`, `{"hosts":[{"name":"a","origins":[],"tier":1}]}`, `{"hosts":[{"name":"a","origins":["x"],"tier":1}]}`, `{"hosts":[{"name":"a","origins":["https://a"],"tier":0}]}`} {
 		if _, err := tiers.Parse([]byte(bad)); err == nil {

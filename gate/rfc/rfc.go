@@ -15,11 +15,12 @@ package rfc
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/certcut/certcut/internal/limitedfile"
 )
 
 // RequirementPrefix is the area the shorthand abbreviates away.
@@ -106,7 +107,7 @@ func TierLabel(updated string) string { return tierLabelRE.FindString(updated) }
 
 // ReadFile reads and parses an RFC file.
 func ReadFile(path string) (*RFC, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +418,7 @@ func ReadRegister(rfcFile, number string) (Register, error) {
 	}
 	sort.Strings(matches)
 	reg.File = matches[0]
-	data, err := os.ReadFile(reg.File)
+	data, err := limitedfile.Read(reg.File, limitedfile.MaxPolicy)
 	if err != nil {
 		return reg, fmt.Errorf("read register: %w", err)
 	}

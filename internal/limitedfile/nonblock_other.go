@@ -1,0 +1,5 @@
+//go:build !unix
+
+package limitedfile
+
+const nonBlock = 0
