@@ -78,12 +78,15 @@ func gitHubEscape(s string, property bool) string {
 	return b.String()
 }
 
-// CSVCell guards a text cell of a CSV file against formula injection (OWASP's
-// rule): a cell that starts with =, +, -, @, tab or CR gets a leading ' so that a
+// CSVCell makes s one safe cell of a CSV file. It is Inline first — so every
+// record stays on one line, and a CSV printed into a CI log cannot start a
+// workflow command — and then guarded against formula injection by OWASP's rule:
+// a cell that starts with =, +, -, @, tab or CR gets a leading ' so that a
 // spreadsheet shows it as text instead of evaluating it. Use it for every cell
 // whose text comes from a bundle, a file name or an argument; numbers certcut
 // formats itself (strconv) are written as they are.
 func CSVCell(s string) string {
+	s = Inline(s)
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return "'" + s
 	}
