@@ -35,6 +35,11 @@ verifies (VERIFIED under the keys you supply).
 Ids may use the RFC shorthand: 0211.a2a-error-data-shape, then .a2a-no-openwop-envelope.
 A --prefix like 0211. expands to openwop.requirement.0211.
 
+The host and key id columns are unsigned (the minter's claims; anyone can edit
+them without breaking the signature): the table and the CSV header say so, and
+JSON lists them in unsignedColumns. Every CSV text cell stays on one line and a
+cell that a spreadsheet would evaluate (starting with =, +, -, @) gets a leading '.
+
 Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage error.`,
 		Example: `  bundle census --keyring keyring.json 0211.a2a-error-data-shape .a2a-no-openwop-envelope
   bundle census --prefix 0235. --format csv
