@@ -31,7 +31,10 @@ bundles, a requirement × host matrix of results.
 
 The page is self-contained: CSS and script are inline and a Content-Security-
 Policy forbids loading anything, so it can be mailed, archived or attached to a
-CI run. All text from the bundles is HTML-escaped.
+CI run. All text from the bundles is HTML-escaped and isolated for bidirectional
+text (<bdi>), and its bidi controls are shown, so a host name cannot reorder the
+text beside it. Values outside the signature that nothing re-derives are greyed
+and tagged "unsigned", with a legend.
 
 OUT is written atomically (a temporary file, then a rename); an existing OUT is
 kept unless --force is given. A file that cannot be read stops the command
