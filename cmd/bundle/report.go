@@ -84,7 +84,7 @@ gate); 3 a bundle, key or tiers file cannot be read, or OUT cannot be written;
 			return nil
 		},
 	}
-	f.register(cmd)
+	f.registerReference(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.html, "html", "", "the HTML `file` to write (required)")
 	fl.BoolVar(&f.force, "force", false, "replace --html OUT if it exists")

@@ -83,7 +83,7 @@ or the tiers file cannot be read; 4 usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.register(cmd)
+	f.registerReference(cmd)
 	fl.StringVar(&f.tiers, "tiers", "", "OpenWOP evidence/host-tiers.json `file`: show the tier of the discovery URL's origin")
 	fl.StringVar(&f.color, "color", "auto", "colour: auto (a terminal without NO_COLOR), always, never")
 	fl.BoolVar(&f.json, "json", false, "print the summary as JSON (the verdict, tier, profiles, non-pass rows, unsigned members)")
