@@ -365,7 +365,9 @@ func JoinParts(ps []Part) string {
 // from, or, without a trusted key, what the bundle's own document says.
 func KeyLine(v *verify.Verdict) string { return JoinParts(KeyParts(v)) }
 
-// KeyParts is KeyLine in parts: the key id is the bundle's signature.keyId.
+// KeyParts is KeyLine in parts: the key id is the bundle's signature.keyId. Without
+// a trusted key it says why none was chosen (Verdict.NoTrustedKey) or that the
+// keyring revokes it, never a generic "give --host-key" when one was given.
 func KeyParts(v *verify.Verdict) []Part {
 	signedBy := Part{Text: "-"}
 	if id := v.Summary.SignatureKeyID; id != "" {
@@ -380,10 +382,17 @@ func KeyParts(v *verify.Verdict) []Part {
 		if !v.SignatureVerified {
 			state = "signature does NOT verify"
 		}
-		return []Part{signedBy, {Text: fmt.Sprintf(" · %s from %s · %s", k.Fingerprint, where, state)}}
+		text := fmt.Sprintf(" · %s from %s · %s", k.Fingerprint, where, state)
+		if k.Match == verify.MatchLoneKey {
+			text += " (the only --host-key given)"
+		}
+		return []Part{signedBy, {Text: text}}
 	}
-	sp := v.SelfPublished
-	return []Part{signedBy, {Text: " · none trusted (give --host-key) · self-published, not trusted: " + orDash(string(sp.Outcome))}}
+	trusted := "none trusted: " + orDash(v.NoTrustedKey)
+	if r := v.RevokedKey; r != nil {
+		trusted = fmt.Sprintf("%s revoked in keyring %s since %s, not used", r.Fingerprint, r.Keyring, r.RevokedAt)
+	}
+	return []Part{signedBy, {Text: " · " + trusted + " · self-published, not trusted: " + orDash(string(v.SelfPublished.Outcome))}}
 }
 
 // RungLine words the durability rung claim and what the rows support.

@@ -38,7 +38,7 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 		certified = strings.Join(v.CertifiedProfiles, ", ")
 	}
 	fmt.Fprintf(sw, "certified: %s\n", certified)
-	fmt.Fprintf(sw, "key:       %s\n", verdictKeyLine(v))
+	fmt.Fprintf(sw, "key:       %s\n", KeyLine(v))
 	if u := UnsignedLine(v); u != "" {
 		fmt.Fprintf(sw, "unsigned:  %s\n", u)
 	}
@@ -66,24 +66,6 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 	return sw.(*safeWriter).err
 }
 
-// verdictKeyLine is KeyLine, except that without a trusted key it says why — which
-// keys were given and that none is named like the bundle's key, or that the
-// keyring revokes it — instead of asking for a key that may have been given.
-func verdictKeyLine(v *verify.Verdict) string {
-	if v.HostKey != nil {
-		line := KeyLine(v)
-		if v.HostKey.Match == verify.MatchLoneKey {
-			line += " (the only --host-key given)"
-		}
-		return line
-	}
-	signedBy := orDash(v.Summary.SignatureKeyID)
-	trusted := "none trusted: " + orDash(v.NoTrustedKey)
-	if r := v.RevokedKey; r != nil {
-		trusted = fmt.Sprintf("%s revoked in keyring %s since %s, not used", r.Fingerprint, r.Keyring, r.RevokedAt)
-	}
-	return fmt.Sprintf("%s · %s · self-published, not trusted: %s", signedBy, trusted, orDash(string(v.SelfPublished.Outcome)))
-}
 
 // unsignedShown are the unsigned claims the verify text lists on its unsigned:
 // line, with their labels; the JSON verdict has them all (Verdict.Unsigned).
