@@ -288,11 +288,13 @@ func guardCheck(b *bundle.Bundle) check {
 
 // tierCheck decides bundle.tier: the host tier of the origin of discovery.url,
 // which no signature covers. It passes only when that origin is bound to the
-// signed bundle by a binder (bindOrigin), or, weaker, when the user accepts the
-// unsigned URL (Config.TrustUnsignedOrigin). A keyring entry that pins the
-// signing key to other origins FAILs it: the bundle claims another host's origin.
-// Without an offline binder and with --live, the check waits for the live fetch
-// (withLive settles it).
+// signed bundle — by the keyring entry of the key the signature verified under
+// (keyringPin), by the git history of the committed file (BindByHistory), or by
+// the --live fetch (withLive) — or, weaker, when the user accepts the unsigned
+// URL (Config.TrustUnsignedOrigin). A keyring entry that pins the signing key to
+// other origins FAILs it: the bundle claims another host's origin. Without an
+// offline binder and with --live, the check stays BLOCKED until withLive settles
+// it.
 func (r *Repo) tierCheck(a *assessment) check {
 	c := check{id: CritTier, title: fmt.Sprintf("host tier %d or higher", r.MinTier)}
 	b := a.entry.Bundle

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/discovery"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
@@ -243,7 +243,7 @@ func trustFromDiscovery(from string, major int, only []string) (*trustSource, er
 		}
 		src.origin = doc.Origin()
 	} else {
-		data, rerr := os.ReadFile(from)
+		data, rerr := limitedfile.Read(from, limitedfile.MaxDiscovery)
 		if rerr != nil {
 			return nil, inputError(fmt.Errorf("--from-discovery: %w", rerr))
 		}
