@@ -53,6 +53,9 @@ func ExpandIDs(args []string) ([]string, error) {
 // rules of spec §8.1) criterion by criterion.
 func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 	rep := &Report{Gate: "accepted", Settings: r.settings()}
+	if r.TrustUnsignedOrigin {
+		rep.Notes = append(rep.Notes, "--trust-unsigned-origin: a host's tier is taken from the origin of discovery.url even when nothing binds it to the signed bundle (weaker: discovery.url is not signed)")
+	}
 	var reqs []rfc.Requirement
 	if req.RFC != nil {
 		x := req.RFC
@@ -291,7 +294,7 @@ func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, decl
 	for _, cd := range cands {
 		usable := cd.clean || cd.gateOK
 		a := r.assessOf(cd.entry)
-		if usable && a.qualifies() {
+		if usable && a.liveCanDecide() {
 			r.withLive(ctx, a)
 		}
 		ok := usable && a.qualifies()

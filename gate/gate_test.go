@@ -134,7 +134,8 @@ func BenchmarkGateDir(b *testing.B) {
 				os.WriteFile(filepath.Join(bundles, fmt.Sprintf("b%04d.json", i)), data, 0o644)
 			}
 			testkit.WriteTiers(filepath.Join(dir, "evidence", "host-tiers.json"), map[string]int{testkit.OriginTier1: 1})
-			opts := verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}
+			// The key is pinned with the bundles' origin, which binds their tier.
+			opts := verify.Options{Keyring: testkit.SpecRepoKeyring(), Registry: profiles.Default()}
 			b.Logf("%d bundles, %d bytes on disk", n, size)
 			b.ResetTimer()
 			for b.Loop() {

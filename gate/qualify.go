@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,11 +46,29 @@ type assessment struct {
 	tierName  string
 	origin    string
 	liveDone  bool
+	// tierListed says the origin's listed tier, once the tier check got that far.
+	tierListed string
+	// unbound says, per offline binder, why it did not bind the origin.
+	unbound []string
+	// tierAwaitsLive: no offline binder held and --live is on; withLive settles
+	// the tier check from the live fetch.
+	tierAwaitsLive bool
 }
 
 func (a *assessment) qualifies() bool {
 	for _, c := range a.checks {
 		if c.status != Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// liveCanDecide: every check passes, or the only one that does not is the tier
+// check waiting for the live fetch to bind the origin.
+func (a *assessment) liveCanDecide() bool {
+	for _, c := range a.checks {
+		if c.status != Pass && !(c.id == CritTier && a.tierAwaitsLive) {
 			return false
 		}
 	}
@@ -267,6 +286,15 @@ func guardCheck(b *bundle.Bundle) check {
 	return c
 }
 
+// tierCheck decides bundle.tier: the host tier of the origin of discovery.url,
+// which no signature covers. It passes only when that origin is bound to the
+// signed bundle — by the keyring entry of the key the signature verified under
+// (keyringPin), by the git history of the committed file (BindByHistory), or by
+// the --live fetch (withLive) — or, weaker, when the user accepts the unsigned
+// URL (Config.TrustUnsignedOrigin). A keyring entry that pins the signing key to
+// other origins FAILs it: the bundle claims another host's origin. Without an
+// offline binder and with --live, the check stays BLOCKED until withLive settles
+// it.
 func (r *Repo) tierCheck(a *assessment) check {
 	c := check{id: CritTier, title: fmt.Sprintf("host tier %d or higher", r.MinTier)}
 	b := a.entry.Bundle
@@ -276,6 +304,12 @@ func (r *Repo) tierCheck(a *assessment) check {
 		return c
 	case a.origin == "":
 		c.status, c.reason = Fail, fmt.Sprintf("discovery.url %q has no origin", b.Discovery.URL)
+		return c
+	}
+	pin := r.keyringPin(a.entry)
+	if pin.entry != nil && len(pin.entry.Host.PinnedOrigins()) > 0 && !pin.entry.Host.Pins(a.origin) {
+		c.status, c.reason = Fail, fmt.Sprintf("discovery.url names origin %s, but keyring %s pins the signing key %s (%s) to %s: the bundle claims another host's origin (discovery.url is not signed)",
+			a.origin, pin.keyring, pin.entry.KeyID, pin.fingerprint, strings.Join(pin.entry.Host.PinnedOrigins(), ", "))
 		return c
 	}
 	h, err := r.Tiers.Lookup(b.Discovery.URL)
@@ -288,8 +322,81 @@ func (r *Repo) tierCheck(a *assessment) check {
 		c.status, c.reason = Fail, fmt.Sprintf("origin %s is tier %d (%s), below --min-tier %d", a.origin, h.Tier, h.Host, r.MinTier)
 		return c
 	}
-	c.status, c.reason = Pass, fmt.Sprintf("origin %s is tier %d (%s) in %s", a.origin, h.Tier, h.Host, r.Tiers.Path)
+	a.tierListed = fmt.Sprintf("origin %s is tier %d (%s) in %s", a.origin, h.Tier, h.Host, r.Tiers.Path)
+	if pin.entry != nil {
+		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by keyring %s entry %s, which pins the signing key with it", a.tierListed, pin.keyring, pin.entry.KeyID)
+		return c
+	}
+	a.unbound = []string{pin.why}
+	// A history that refutes the URL (*HistoryEditError) and one that cannot be
+	// read (*HistoryUnavailableError) both leave the origin unbound; the reason
+	// says which.
+	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256)
+	if err == nil {
+		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s that added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), hb.Versions)
+		return c
+	}
+	var unavailable *HistoryUnavailableError
+	if errors.As(err, &unavailable) {
+		a.unbound = append(a.unbound, "git: "+unavailable.Reason)
+	} else {
+		a.unbound = append(a.unbound, "git: "+err.Error())
+	}
+	if r.Live {
+		a.tierAwaitsLive = true
+		c.status, c.reason = Blocked, a.tierListed+", but the origin is not bound yet: the --live fetch decides"
+		return c
+	}
+	return r.unboundTier(a, c, "")
+}
+
+// unboundTier settles a tier check no binder held: PASS marked unsigned under
+// --trust-unsigned-origin, else BLOCKED naming the remedy.
+func (r *Repo) unboundTier(a *assessment, c check, live string) check {
+	why := slices.Clone(a.unbound)
+	if live != "" {
+		why = append(why, "live: "+live)
+	}
+	if r.TrustUnsignedOrigin {
+		c.status, c.reason = Pass, fmt.Sprintf("%s; the origin is UNSIGNED: discovery.url is taken as the bundle states it (--trust-unsigned-origin) though nothing binds it (%s)", a.tierListed, strings.Join(why, "; "))
+		return c
+	}
+	c.status, c.reason = Blocked, fmt.Sprintf("%s, but discovery.url is not signed and nothing binds its origin (%s). Pin the signing key with that origin (bundle keys trust --from-bundle %s --origin %s --keyring FILE) and pass --keyring FILE, or run with --live",
+		a.tierListed, strings.Join(why, "; "), a.entry.File, a.origin)
 	return c
+}
+
+// keyPin is the keyring entry of the key a bundle's host signature verified
+// under (matched by the key's bytes, whichever flag supplied it), or why there
+// is none.
+type keyPin struct {
+	entry       *keys.KeyringEntry
+	keyring     string
+	fingerprint string
+	why         string
+}
+
+func (r *Repo) keyringPin(e *Entry) keyPin {
+	v := e.Verdict
+	ring := r.Loader.Options.Keyring
+	switch {
+	case v == nil || !v.SignatureVerified || v.HostKey == nil:
+		return keyPin{why: "keyring: the host signature was not verified under a trusted key"}
+	case ring == nil:
+		return keyPin{why: "keyring: none given"}
+	}
+	pub, err := keys.ParseRawPublic(v.HostKey.PublicKey)
+	if err != nil {
+		return keyPin{why: "keyring: " + err.Error()}
+	}
+	ke, ok := ring.ForKey(pub)
+	switch {
+	case !ok:
+		return keyPin{why: fmt.Sprintf("keyring: %s does not pin the signing key %s", ring.Path, v.HostKey.Fingerprint)}
+	case len(ke.Host.PinnedOrigins()) == 0:
+		return keyPin{why: fmt.Sprintf("keyring: %s pins the signing key as %s with no origin", ring.Path, ke.KeyID)}
+	}
+	return keyPin{entry: &ke, keyring: ring.Path, fingerprint: v.HostKey.Fingerprint}
 }
 
 // companionCheck decides whether a colocated companion pairs with a qualifying,
@@ -513,7 +620,24 @@ func (r *Repo) withLive(ctx context.Context, a *assessment) {
 	if a.companion && a.pairedP != nil {
 		target = a.pairedP // a companion is not internet-reachable; its pair is the deployment
 	}
-	a.checks = append(a.checks, r.liveCheck(ctx, target))
+	live := r.liveCheck(ctx, target)
+	a.checks = append(a.checks, live)
+	if !a.tierAwaitsLive {
+		return
+	}
+	a.tierAwaitsLive = false
+	for i := range a.checks {
+		if a.checks[i].id != CritTier {
+			continue
+		}
+		if live.status == Pass {
+			// The live document at discovery.url hashes to the signed discovery.sha256:
+			// that origin serves what the signed bundle captured.
+			a.checks[i].status, a.checks[i].reason = Pass, fmt.Sprintf("%s; origin bound by live fetch: %s", a.tierListed, live.reason)
+		} else {
+			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch did not bind it (%s)", strings.ToLower(string(live.status))))
+		}
+	}
 }
 
 func short(s string) string {

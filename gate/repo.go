@@ -37,6 +37,13 @@ type Config struct {
 	Loader *Loader
 	// KeyringPath is recorded in reports.
 	KeyringPath string
+	// TrustUnsignedOrigin takes a host's tier from the origin of discovery.url
+	// even when nothing binds that origin to the signed bundle (no keyring pin, no
+	// git history, no live fetch), as the reference predicate does. It is weaker:
+	// anyone who can edit a committed bundle can then move it to another host's
+	// tier. The criterion says the origin is unsigned. A keyring that pins the
+	// signing key to other origins still FAILs the bundle.
+	TrustUnsignedOrigin bool
 }
 
 // Repo is a spec repository's evidence, loaded once: the committed bundles and
@@ -150,7 +157,8 @@ func optional[T any](path string, load func(string) (*T, error)) (*T, error) {
 
 func (r *Repo) settings() Settings {
 	s := Settings{BundlesDir: r.BundlesDir, TiersFile: r.TiersFile, LedgerFile: r.LedgerFile, Anchors: r.AnchorsFile,
-		Keyring: r.KeyringPath, HostKeys: len(r.Loader.Options.HostKeys), MinTier: r.MinTier, Live: r.Live}
+		Keyring: r.KeyringPath, HostKeys: len(r.Loader.Options.HostKeys), MinTier: r.MinTier, Live: r.Live,
+		TrustUnsignedOrigin: r.TrustUnsignedOrigin}
 	if r.Tiers == nil {
 		s.TiersFile += " (absent)"
 	}

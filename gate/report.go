@@ -97,6 +97,9 @@ type Settings struct {
 	HostKeys   int    `json:"hostKeys"`
 	MinTier    int    `json:"minTier"`
 	Live       bool   `json:"live"`
+	// TrustUnsignedOrigin: host tiers were taken from unbound discovery.url
+	// origins (weaker; see Config.TrustUnsignedOrigin).
+	TrustUnsignedOrigin bool `json:"trustUnsignedOrigin"`
 }
 
 // Criterion is one line of the predicate.

@@ -2,6 +2,7 @@ package keys_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/certcut/certcut/keys"
@@ -16,6 +17,8 @@ func FuzzParseKeyring(f *testing.F) {
 		`{"keyringVersion":1,"keys":[{"keyId":"k","alg":"ed25519","publicKey":"MrdDL0mvwRNsj6c_cGxbxRNm9vIUedGAwvt-_XAZKGs","host":{"name":"h"},"PublicKey":"x"}]}`,
 		`{"keyringVersion":1,"keyringVersion":1,"keys":[]}`,
 		`{"keyringVersion":1,"keys":[{"keyId":"k","revokedAt":"2026-01-01T00:00:00Z"}]}`,
+		`{"keyringVersion":1,"keys":[{"keyId":"k","alg":"ed25519","publicKey":"MrdDL0mvwRNsj6c_cGxbxRNm9vIUedGAwvt-_XAZKGs","host":{"name":"h","origins":["https://a.example","http://127.0.0.1:3838"]}}]}`,
+		`{"keyringVersion":1,"keys":[{"keyId":"k","alg":"ed25519","publicKey":"MrdDL0mvwRNsj6c_cGxbxRNm9vIUedGAwvt-_XAZKGs","host":{"name":"h","origin":""}}]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -39,7 +42,7 @@ func FuzzParseKeyring(f *testing.F) {
 			t.Fatalf("round trip changed the number of keys: %d → %d", len(k.Keys), len(again.Keys))
 		}
 		for i := range k.Keys {
-			if again.Keys[i] != k.Keys[i] {
+			if !reflect.DeepEqual(again.Keys[i], k.Keys[i]) {
 				t.Fatalf("round trip changed keys[%d]: %+v → %+v", i, k.Keys[i], again.Keys[i])
 			}
 		}

@@ -70,14 +70,56 @@ type KeyringEntry struct {
 	PinnedAt string `json:"pinnedAt,omitempty"`
 }
 
-// KeyringHost names the host a pinned key belongs to.
+// KeyringHost names the host a pinned key belongs to and the discovery origins
+// the key is pinned with. An origin pinned here is what binds a bundle's
+// discovery.url, which no signature covers: bundle gate takes a host's tier from
+// that origin only when the key the bundle verified under is pinned with it
+// (docs/gate.md, "What binds the origin").
 type KeyringHost struct {
 	// Name is the host's name (host.name in its bundles, implementation.name in
 	// its discovery document).
 	Name string `json:"name"`
-	// Origin is the discovery origin, scheme://host[:port], the origin of the
-	// bundles' discovery.url.
-	Origin string `json:"origin"`
+	// Origin is the key's one discovery origin, scheme://host[:port], the origin
+	// of the bundles' discovery.url. Empty (or absent) pins no origin.
+	Origin string `json:"origin,omitempty"`
+	// Origins are the key's discovery origins when it is pinned with more than
+	// one; a file gives Origin or Origins, never both.
+	Origins []string `json:"origins,omitempty"`
+}
+
+// PinnedOrigins returns every origin the host is pinned with (none: the key is
+// trusted for signatures, but binds no origin).
+func (h KeyringHost) PinnedOrigins() []string {
+	if h.Origin != "" {
+		return append([]string{h.Origin}, h.Origins...)
+	}
+	return slices.Clone(h.Origins)
+}
+
+// Pins reports whether origin is one the host is pinned with.
+func (h KeyringHost) Pins(origin string) bool {
+	return origin != "" && slices.Contains(h.PinnedOrigins(), origin)
+}
+
+// WithOrigins returns the host pinned with its origins and the given ones, each
+// once, in order: one origin is written as "origin" (the form every keyring
+// reader knows), several as "origins".
+func (h KeyringHost) WithOrigins(origins ...string) KeyringHost {
+	var all []string
+	for _, o := range append(h.PinnedOrigins(), origins...) {
+		if o != "" && !slices.Contains(all, o) {
+			all = append(all, o)
+		}
+	}
+	out := KeyringHost{Name: h.Name}
+	switch len(all) {
+	case 0:
+	case 1:
+		out.Origin = all[0]
+	default:
+		out.Origins = all
+	}
+	return out
 }
 
 // KeyringError says what is wrong with a keyring file; Entry is the index of the
@@ -176,9 +218,22 @@ func (k *Keyring) Validate() error {
 		if e.Host.Name == "" {
 			return bad("host.name is empty; say whose key this is")
 		}
-		if e.Host.Origin != "" {
-			if o, err := bundle.Origin(e.Host.Origin); err != nil || o != e.Host.Origin {
-				return bad("host.origin %q is not an origin (scheme://host[:port], no path)", e.Host.Origin)
+		if e.Host.Origin != "" && len(e.Host.Origins) > 0 {
+			return bad("host gives both origin and origins; list every origin in origins")
+		}
+		if e.Host.Origins != nil && len(e.Host.Origins) == 0 {
+			return bad("host.origins is empty; remove it, or list the origins the key is pinned with")
+		}
+		for j, o := range e.Host.PinnedOrigins() {
+			member := "host.origin"
+			if e.Host.Origin == "" {
+				member = fmt.Sprintf("host.origins[%d]", j)
+			}
+			if n, err := bundle.Origin(o); err != nil || n != o {
+				return bad("%s %q is not an origin (scheme://host[:port], lower case, no path, no default port)", member, o)
+			}
+			if slices.Index(e.Host.Origins, o) != j && e.Host.Origin == "" {
+				return bad("%s %q is listed twice", member, o)
 			}
 		}
 		if e.Use != "" && e.Use != UseCertificationBundle {
@@ -302,11 +357,16 @@ type KeyConflictError struct {
 func (e *KeyConflictError) Error() string { return fmt.Sprintf("key %s: %s", e.KeyID, e.Msg) }
 
 // Trust adds the keys a discovery document publishes in signingKeys[] to the
-// keyring, for the host name and origin given. A key already pinned with the same
-// public key gains the document's retiredAt when the keyring has none; a key id
-// pinned with another public key, or a revoked key, is a *KeyConflictError and
-// nothing is changed. only, when non-empty, restricts which key ids are taken.
+// keyring, for the host name and origins given. A key already pinned with the
+// same public key gains the document's retiredAt when the keyring has none, and
+// any origin of host it is not yet pinned with; a key id pinned with another
+// public key, or a revoked key, is a *KeyConflictError and nothing is changed.
+// only, when non-empty, restricts which key ids are taken.
+//
+// The caller vouches for host's origins: Trust records them as given. Never pass
+// an origin read from a bundle's discovery.url, which no signature covers.
 func (k *Keyring) Trust(doc bundle.Value, host KeyringHost, source string, now time.Time, only []string) (TrustResult, error) {
+	host = host.WithOrigins()
 	res := TrustResult{Added: []string{}, Updated: []string{}, Unchanged: []string{}}
 	published, ok := SigningKeys(doc)
 	if !ok || len(published) == 0 {
@@ -344,8 +404,16 @@ func (k *Keyring) Trust(doc bundle.Value, host KeyringHost, source string, now t
 		if e.PublicKey != p.PublicKey {
 			return res, &KeyConflictError{KeyID: p.KeyID, Msg: "the keyring pins this key id with a different public key; a host must never reuse a key id. Investigate before trusting it: revoke or remove the pinned entry by hand if the host really rotated"}
 		}
+		updated := false
 		if e.RetiredAt == "" && p.RetiredAt != "" {
 			e.RetiredAt = p.RetiredAt
+			updated = true
+		}
+		if with := e.Host.WithOrigins(host.PinnedOrigins()...); len(with.PinnedOrigins()) != len(e.Host.PinnedOrigins()) {
+			e.Host = with
+			updated = true
+		}
+		if updated {
 			res.Updated = append(res.Updated, p.KeyID)
 		} else {
 			res.Unchanged = append(res.Unchanged, p.KeyID)
@@ -353,6 +421,27 @@ func (k *Keyring) Trust(doc bundle.Value, host KeyringHost, source string, now t
 	}
 	k.Keys = next
 	return res, nil
+}
+
+// TrustKey pins one key a reviewer holds directly (a PEM file, say), exactly as
+// Trust pins a published one: pub.KeyID names it, host says whose it is and with
+// which origins, source where it came from.
+func (k *Keyring) TrustKey(pub PublicKey, host KeyringHost, source string, now time.Time) (TrustResult, error) {
+	if !KeyIDPattern.MatchString(pub.KeyID) {
+		return TrustResult{}, fmt.Errorf("key id %q does not match %s", pub.KeyID, KeyIDPattern)
+	}
+	e := pub.Entry()
+	members := []bundle.Member{
+		{Name: "keyId", Value: bundle.StringValue(e.KeyID)},
+		{Name: "alg", Value: bundle.StringValue(e.Alg)},
+		{Name: "publicKey", Value: bundle.StringValue(e.PublicKey)},
+		{Name: "use", Value: bundle.StringValue(e.Use)},
+	}
+	if e.RetiredAt != "" {
+		members = append(members, bundle.Member{Name: "retiredAt", Value: bundle.StringValue(e.RetiredAt)})
+	}
+	doc := bundle.ObjectValue(bundle.Member{Name: "signingKeys", Value: bundle.ArrayValue(bundle.ObjectValue(members...))})
+	return k.Trust(doc, host, source, now, []string{pub.KeyID})
 }
 
 func keyIDs(ks []SigningKey) []string {

@@ -65,18 +65,29 @@ func TestKeyringRefusals(t *testing.T) {
 		mut  func(*keys.Keyring)
 		want string
 	}{
-		"version":          {func(k *keys.Keyring) { k.KeyringVersion = 2 }, "keyringVersion is 2"},
-		"bad id":           {func(k *keys.Keyring) { k.Keys[0].KeyID = "a b" }, "does not match"},
-		"dup id":           {func(k *keys.Keyring) { e := entry("other", "k1"); k.Keys = append(k.Keys, e) }, "pinned twice"},
-		"dup key":          {func(k *keys.Keyring) { e := good; e.KeyID = "k2"; k.Keys = append(k.Keys, e) }, "same public key"},
-		"alg":              {func(k *keys.Keyring) { k.Keys[0].Alg = "rsa" }, "only ed25519"},
-		"short key":        {func(k *keys.Keyring) { k.Keys[0].PublicKey = "abc" }, "43 base64url"},
-		"no host":          {func(k *keys.Keyring) { k.Keys[0].Host.Name = "" }, "host.name is empty"},
-		"origin with path": {func(k *keys.Keyring) { k.Keys[0].Host.Origin = "https://h.example/x" }, "not an origin"},
-		"bad date":         {func(k *keys.Keyring) { k.Keys[0].RetiredAt = "yesterday" }, "not an RFC 3339"},
-		"revoked no why":   {func(k *keys.Keyring) { k.Keys[0].RevokedAt = "2026-01-01T00:00:00Z" }, "revocationReason is empty"},
-		"why not revoked":  {func(k *keys.Keyring) { k.Keys[0].RevocationReason = "x" }, "revokedAt is not"},
-		"use":              {func(k *keys.Keyring) { k.Keys[0].Use = "tls" }, "the only use"},
+		"version":            {func(k *keys.Keyring) { k.KeyringVersion = 2 }, "keyringVersion is 2"},
+		"bad id":             {func(k *keys.Keyring) { k.Keys[0].KeyID = "a b" }, "does not match"},
+		"dup id":             {func(k *keys.Keyring) { e := entry("other", "k1"); k.Keys = append(k.Keys, e) }, "pinned twice"},
+		"dup key":            {func(k *keys.Keyring) { e := good; e.KeyID = "k2"; k.Keys = append(k.Keys, e) }, "same public key"},
+		"alg":                {func(k *keys.Keyring) { k.Keys[0].Alg = "rsa" }, "only ed25519"},
+		"short key":          {func(k *keys.Keyring) { k.Keys[0].PublicKey = "abc" }, "43 base64url"},
+		"no host":            {func(k *keys.Keyring) { k.Keys[0].Host.Name = "" }, "host.name is empty"},
+		"origin with path":   {func(k *keys.Keyring) { k.Keys[0].Host.Origin = "https://h.example/x" }, "not an origin"},
+		"bad date":           {func(k *keys.Keyring) { k.Keys[0].RetiredAt = "yesterday" }, "not an RFC 3339"},
+		"revoked no why":     {func(k *keys.Keyring) { k.Keys[0].RevokedAt = "2026-01-01T00:00:00Z" }, "revocationReason is empty"},
+		"why not revoked":    {func(k *keys.Keyring) { k.Keys[0].RevocationReason = "x" }, "revokedAt is not"},
+		"use":                {func(k *keys.Keyring) { k.Keys[0].Use = "tls" }, "the only use"},
+		"origin and origins": {func(k *keys.Keyring) { k.Keys[0].Host.Origins = []string{"https://b.example"} }, "both origin and origins"},
+		"origins empty": {func(k *keys.Keyring) {
+			k.Keys[0].Host = keys.KeyringHost{Name: "h", Origins: []string{}}
+		}, "host.origins is empty"},
+		"origins twice": {func(k *keys.Keyring) {
+			k.Keys[0].Host = keys.KeyringHost{Name: "h", Origins: []string{"https://a.example", "https://a.example"}}
+		}, `host.origins[1] "https://a.example" is listed twice`},
+		"origins path": {func(k *keys.Keyring) {
+			k.Keys[0].Host = keys.KeyringHost{Name: "h", Origins: []string{"https://a.example", "https://b.example/x"}}
+		}, `host.origins[1] "https://b.example/x" is not an origin`},
+		"origin upper case": {func(k *keys.Keyring) { k.Keys[0].Host.Origin = "https://H.example" }, "not an origin"},
 	} {
 		k := keys.NewKeyring()
 		k.Keys = append(k.Keys, good)
@@ -109,7 +120,7 @@ func TestKeyringTrust(t *testing.T) {
 	if err != nil || !slices.Equal(res.Added, []string{"k1", "k0"}) {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if e, _ := k.Lookup("k0"); e.RetiredAt != old.RetiredAt || e.PinnedAt != "2026-11-02T00:00:00Z" || e.Host != hostRef {
+	if e, _ := k.Lookup("k0"); e.RetiredAt != old.RetiredAt || e.PinnedAt != "2026-11-02T00:00:00Z" || e.Host.Name != hostRef.Name || e.Host.Origin != hostRef.Origin || e.Host.Origins != nil {
 		t.Errorf("k0 entry %+v", e)
 	}
 	res, err = k.Trust(doc, hostRef, "again", now, nil)
@@ -181,8 +192,78 @@ func TestKeyringMatchesItsSchema(t *testing.T) {
 		t.Errorf("a saved keyring breaks its schema: %v", problems)
 	}
 	pinned, _ := parsed.Get("keys")
+	hostV, _ := pinned.Items()[0].Get("host")
+	several := parsed.With("keys", bundle.ArrayValue(pinned.Items()[0].With("host", hostV.Without("origin").With("origins", bundle.ArrayValue(bundle.StringValue("https://h.example"), bundle.StringValue("http://127.0.0.1:3838"))))))
+	if problems := v.Validate(several); len(problems) > 0 {
+		t.Errorf("a key pinned with two origins breaks the schema: %v", problems)
+	}
+	if problems := v.Validate(parsed.With("keys", bundle.ArrayValue(pinned.Items()[0].With("host", hostV.With("origins", bundle.ArrayValue(bundle.StringValue("https://b.example"))))))); len(problems) == 0 {
+		t.Error("host.origin and host.origins together pass the schema")
+	}
 	revoked := parsed.With("keys", bundle.ArrayValue(pinned.Items()[0].With("revokedAt", bundle.StringValue("2026-11-02T00:00:00Z"))))
 	if problems := v.Validate(revoked); len(problems) == 0 {
 		t.Error("a revocation without a reason passes the schema")
+	}
+}
+
+// A key pinned with several origins: one origin is written as host.origin (what
+// every reader knows), several as host.origins; an older file's empty origin
+// still reads and pins nothing; trusting again with a new origin adds it.
+func TestKeyringOrigins(t *testing.T) {
+	h := keys.KeyringHost{Name: "h"}
+	if got := h.WithOrigins("https://a.example"); got.Origin != "https://a.example" || got.Origins != nil {
+		t.Errorf("one origin: %+v", got)
+	}
+	two := h.WithOrigins("https://a.example", "https://b.example", "https://a.example")
+	if two.Origin != "" || !slices.Equal(two.Origins, []string{"https://a.example", "https://b.example"}) {
+		t.Errorf("two origins: %+v", two)
+	}
+	if !two.Pins("https://b.example") || two.Pins("https://c.example") || two.Pins("") || h.Pins("") {
+		t.Error("Pins")
+	}
+	for name, tc := range map[string]struct {
+		text string
+		pins []string
+	}{
+		"old empty origin": {`{"keyringVersion":1,"keys":[{"keyId":"k1","alg":"ed25519","publicKey":"8babQHGzpbq76nGBRHtNSPwCqrUakRz1aCLQo3GxNZc","host":{"name":"h","origin":""}}]}`, nil},
+		"old one origin":   {`{"keyringVersion":1,"keys":[{"keyId":"k1","alg":"ed25519","publicKey":"8babQHGzpbq76nGBRHtNSPwCqrUakRz1aCLQo3GxNZc","host":{"name":"h","origin":"https://a.example"}}]}`, []string{"https://a.example"}},
+		"no origin":        {`{"keyringVersion":1,"keys":[{"keyId":"k1","alg":"ed25519","publicKey":"8babQHGzpbq76nGBRHtNSPwCqrUakRz1aCLQo3GxNZc","host":{"name":"h"}}]}`, nil},
+		"origins":          {`{"keyringVersion":1,"keys":[{"keyId":"k1","alg":"ed25519","publicKey":"8babQHGzpbq76nGBRHtNSPwCqrUakRz1aCLQo3GxNZc","host":{"name":"h","origins":["https://a.example","http://127.0.0.1:3838"]}}]}`, []string{"https://a.example", "http://127.0.0.1:3838"}},
+	} {
+		k, err := keys.ParseKeyring([]byte(tc.text))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got := k.Keys[0].Host.PinnedOrigins(); !slices.Equal(got, tc.pins) {
+			t.Errorf("%s: pins %v, want %v", name, got, tc.pins)
+		}
+	}
+
+	k := keys.NewKeyring()
+	now := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	pub := keys.PublicKey{Key: testkit.Public("host"), KeyID: "k1"}
+	res, err := k.TrustKey(pub, keys.KeyringHost{Name: "h", Origin: "https://a.example"}, "pem-file k1.pub.pem", now)
+	if err != nil || !slices.Equal(res.Added, []string{"k1"}) {
+		t.Fatalf("TrustKey: %+v %v", res, err)
+	}
+	if e, _ := k.Lookup("k1"); e.PublicKey != pub.Base64URL() || e.Source != "pem-file k1.pub.pem" || e.Use != keys.UseCertificationBundle || e.Host.Origin != "https://a.example" {
+		t.Errorf("pinned from a PEM: %+v", e)
+	}
+	res, err = k.TrustKey(pub, keys.KeyringHost{Name: "h", Origins: []string{"https://b.example"}}, "again", now)
+	if err != nil || !slices.Equal(res.Updated, []string{"k1"}) {
+		t.Fatalf("a second origin: %+v %v", res, err)
+	}
+	if e, _ := k.Lookup("k1"); !slices.Equal(e.Host.Origins, []string{"https://a.example", "https://b.example"}) || e.Host.Origin != "" || e.Source != "pem-file k1.pub.pem" {
+		t.Errorf("after a second origin: %+v", e.Host)
+	}
+	if res, err = k.TrustKey(pub, keys.KeyringHost{Name: "h", Origin: "https://b.example"}, "again", now); err != nil || len(res.Unchanged) != 1 {
+		t.Errorf("an origin already pinned: %+v %v", res, err)
+	}
+	if err := k.Validate(); err != nil {
+		t.Error(err)
+	}
+	if _, err := k.TrustKey(keys.PublicKey{Key: testkit.Public("host"), KeyID: "a b"}, h, "x", now); err == nil {
+		t.Error("a bad key id was pinned")
 	}
 }

@@ -64,8 +64,19 @@ func (KeyringEntry) JSONSchemaExtend(s *jsonschema.Schema) {
 	s.DependentRequired = map[string][]string{"revokedAt": {"revocationReason"}}
 }
 
-// JSONSchemaExtend states the facts of a pinned key's host.
+// JSONSchemaExtend states the facts of a pinned key's host: origin or origins,
+// never both. An empty origin is what older certcut wrote for a key pinned
+// without one; it pins nothing.
 func (KeyringHost) JSONSchemaExtend(s *jsonschema.Schema) {
 	o, _ := s.Properties.Get("origin")
-	o.Pattern = `^https?://[^/?#]+$`
+	o.Pattern = `^(https?://[^/?#]+)?$`
+	o.Description = "The key's one discovery origin (scheme://host[:port]); empty or absent pins none."
+	os, _ := s.Properties.Get("origins")
+	os.Items.Pattern = `^https?://[^/?#]+$`
+	os.MinItems = ptr(uint64(1))
+	os.UniqueItems = true
+	os.Description = "The key's discovery origins, when it is pinned with more than one."
+	s.Not = &jsonschema.Schema{Required: []string{"origin", "origins"}}
 }
+
+func ptr[T any](v T) *T { return &v }

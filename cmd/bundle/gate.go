@@ -22,6 +22,7 @@ type repoFlags struct {
 	root, bundles, tiers, ledger, anchors string
 	minTier                               int
 	live                                  bool
+	trustUnsignedOrigin                   bool
 }
 
 func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
@@ -33,7 +34,8 @@ func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
 	fl.StringVar(&r.anchors, "anchors", "", "harness-trust-anchor list `file` (default <repo>/spec/v2/harness-trust-anchors.json)")
 	fl.IntVar(&r.minTier, "min-tier", 1, "lowest host tier that qualifies: 1 steward-verified, 2 steward-affiliated, 3 independent")
 	if withLive {
-		fl.BoolVar(&r.live, "live", false, "fetch each witness host's live /.well-known/openwop and compare its canonical hash with discovery.sha256")
+		fl.BoolVar(&r.live, "live", false, "fetch each witness host's live /.well-known/openwop and compare its canonical hash with discovery.sha256 (a match also binds the origin of discovery.url)")
+		fl.BoolVar(&r.trustUnsignedOrigin, "trust-unsigned-origin", false, "WEAKER: take a host's tier from the origin of discovery.url even when no keyring pin, git history or live fetch binds it (discovery.url is not signed), as the reference predicate does")
 	}
 }
 
@@ -43,7 +45,7 @@ func (r *repoFlags) config(stderr io.Writer, opts verify.Options, keyring string
 	}
 	return gate.Config{
 		Root: r.root, BundlesDir: r.bundles, TiersFile: r.tiers, LedgerFile: r.ledger, AnchorsFile: r.anchors,
-		MinTier: r.minTier, Live: r.live, KeyringPath: keyring,
+		MinTier: r.minTier, Live: r.live, KeyringPath: keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin,
 		Loader: &gate.Loader{Options: opts, Progress: progress(stderr, "verifying bundles")},
 	}, nil
 }
@@ -141,8 +143,11 @@ Criteria:
                      trusted key (--keyring or --host-key); key not revoked, not used
                      after retiredAt; all claimed profiles certified; relaxations empty;
                      guard closed; host tier known and >= --min-tier (by the origin of
-                     discovery.url in evidence/host-tiers.json); a colocated companion
-                     only for harness-trust-anchor rows and only when it pairs;
+                     discovery.url in evidence/host-tiers.json), that origin bound to
+                     the signed bundle by the keyring pin of the signing key, the git
+                     history of the committed file, or the --live fetch (else BLOCKED;
+                     --trust-unsigned-origin accepts it unbound, weaker); a colocated
+                     companion only for harness-trust-anchor rows and only when it pairs;
                      with --live, the live /.well-known/openwop still hashes to
                      discovery.sha256 (Deployed, not merged)
 

@@ -29,6 +29,8 @@ func newKeysCmd() *cobra.Command {
   bundle keys retire --key-id ID     print the entry with retiredAt, to keep it listed
   bundle keys trust --from-discovery URL|FILE --keyring FILE
                                      pin a host's published keys in a keyring
+  bundle keys trust --from-pem FILE | --from-bundle FILE --origin ORIGIN --keyring FILE
+                                     pin a key offline, with the origins it signs for
 
 A host publishes every key it has signed with in its discovery document's
 signingKeys[]; a retired key stays listed (with retiredAt), because dropping it

@@ -117,20 +117,22 @@ func detailed(r bundle.Row, detail string) bundle.Row {
 	return r
 }
 
-// SpecRepoKeyring returns the fixture keyring: the host and tier-2 keys, the
+// SpecRepoKeyring returns the fixture keyring, every key pinned with the origins
+// its bundles name (so the keyring binds each bundle's discovery.url): the host
+// key (https://host.example and https://unlisted.example), the tier-2 key, the
 // retired key (retiredAt 2026-10-01, before the bundles' generatedAt) and the
 // revoked key.
 func SpecRepoKeyring() *keys.Keyring {
 	k := keys.NewKeyring()
-	entry := func(fk FixtureKey, host, origin string) keys.KeyringEntry {
+	entry := func(fk FixtureKey, host string, origins ...string) keys.KeyringEntry {
 		return keys.KeyringEntry{KeyID: fk.ID, Alg: bundle.AlgEd25519, PublicKey: fk.Public().Base64URL(),
-			Host: keys.KeyringHost{Name: host, Origin: origin}, Use: keys.UseCertificationBundle}
+			Host: keys.KeyringHost{Name: host}.WithOrigins(origins...), Use: keys.UseCertificationBundle}
 	}
 	retired := entry(KeyRetired, "test-host", OriginTier1)
 	retired.RetiredAt = "2026-10-01T00:00:00Z"
 	revoked := entry(KeyRevoked, "test-host", OriginTier1)
 	revoked.RevokedAt, revoked.RevocationReason = "2026-10-15T00:00:00Z", "private key published by mistake"
-	k.Keys = append(k.Keys, entry(KeyHost, "test-host", OriginTier1), entry(KeyTier2, "tier2-host", OriginTier2), retired, revoked)
+	k.Keys = append(k.Keys, entry(KeyHost, "test-host", OriginTier1, OriginUnlisted), entry(KeyTier2, "tier2-host", OriginTier2), retired, revoked)
 	return k
 }
 
@@ -141,7 +143,7 @@ func SpecRepoKeyring() *keys.Keyring {
 //	evidence/corpus-ledger.json       0920.corpus-pass executed-pass, 0921.corpus-blocked blocked
 //	spec/v2/harness-trust-anchors.json  an empty list
 //	keys/<keyId>.pub.pem              every fixture key
-//	keyring.json                      SpecRepoKeyring
+//	keyring.json                      SpecRepoKeyring (keys pinned with their origins)
 //
 // RFC texts are the tests' own (scripts write them under RFCS/).
 func SpecRepo(dir string) error {

@@ -1,0 +1,276 @@
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
+)
+
+// HistoryBinding is what a repository's history says about a committed bundle's
+// discovery.url, which no signature covers: every committed version of the file
+// that carries the current signed payload (bundle.Attestation) carries the current
+// discovery.url, and no commit ever changed discovery.url while leaving the signed
+// payload as it was. Commit is the oldest commit whose version carries the current
+// payload, the one that added this discovery.url with it.
+type HistoryBinding struct {
+	Commit string
+	// Versions is how many committed versions of the file were read.
+	Versions int
+}
+
+// HistoryUnavailableError says the history could not be consulted at all: git
+// is missing, the file is not in a git work tree, the clone is shallow, or the
+// file is untracked or differs from its committed version. It binds nothing, and
+// it refutes nothing.
+type HistoryUnavailableError struct{ Reason string }
+
+func (e *HistoryUnavailableError) Error() string { return "git history unavailable: " + e.Reason }
+
+// HistoryEditError says the history shows discovery.url edited without a
+// re-mint: commit Commit carries the signed payload that commit Other carries,
+// with discovery.url URL where Other has OtherURL.
+type HistoryEditError struct {
+	Path            string
+	Commit, URL     string
+	Other, OtherURL string
+}
+
+func (e *HistoryEditError) Error() string {
+	return fmt.Sprintf("discovery.url was edited without a re-mint: in the history of %s, commit %s has %s and commit %s has %s under the same signed payload",
+		e.Path, short(e.Commit), e.URL, short(e.Other), e.OtherURL)
+}
+
+// BindByHistory asks git whether the history of the committed bundle file binds
+// its discovery.url (see HistoryBinding). sha256 is the hex SHA-256 of the
+// content that was judged: the file must be committed at HEAD with exactly that
+// content. It reads the history with plumbing only (rev-parse, log, cat-file
+// --batch; no hooks, filters, textconv or replace objects), following renames.
+//
+// The errors are *HistoryUnavailableError (the binder cannot be consulted) and
+// *HistoryEditError (the history refutes the URL).
+func BindByHistory(ctx context.Context, file, sha256Hex string) (*HistoryBinding, error) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: "git is not installed"}
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: err.Error()}
+	}
+	g := gitRunner{ctx: ctx, path: gitPath, dir: filepath.Dir(abs)}
+	where, err := g.output(nil, "rev-parse", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		why := filepath.Dir(file) + " is not in a git work tree"
+		if !strings.Contains(err.Error(), "not a git repository") {
+			why += " (" + err.Error() + ")" // dubious ownership, a broken .git, …
+		}
+		return nil, &HistoryUnavailableError{Reason: why}
+	}
+	if shallow, err := g.output(nil, "rev-parse", "--is-shallow-repository"); err != nil || strings.TrimSpace(string(shallow)) != "false" {
+		return nil, &HistoryUnavailableError{Reason: "the clone is shallow, so the history is incomplete (fetch it whole: git fetch --unshallow, or actions/checkout fetch-depth: 0)"}
+	}
+	lines := strings.SplitN(strings.TrimRight(string(where), "\n"), "\n", 2)
+	if len(lines) != 2 {
+		lines = append(lines, "")
+	}
+	// From here on git runs at the top of the work tree, where paths are relative.
+	g.dir = lines[0]
+	rel := lines[1] + filepath.Base(abs)
+	head, err := g.blobs([]string{"HEAD:" + rel})
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: err.Error()}
+	}
+	if head[0] == nil {
+		return nil, &HistoryUnavailableError{Reason: file + " is not committed (untracked, or added but not committed)"}
+	}
+	if sum := sha256.Sum256(head[0]); hex.EncodeToString(sum[:]) != sha256Hex {
+		return nil, &HistoryUnavailableError{Reason: file + " differs from its committed version (modified since HEAD)"}
+	}
+	log, err := g.output(nil, "log", "--format=commit %H", "--name-only", "--follow", "--no-ext-diff", "--no-textconv", "--", rel)
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: err.Error()}
+	}
+	commits, paths := parseFollowLog(string(log), rel)
+	if len(commits) == 0 {
+		return nil, &HistoryUnavailableError{Reason: "git log lists no commit of " + rel}
+	}
+	specs := make([]string, len(commits))
+	for i := range commits {
+		specs[i] = commits[i] + ":" + paths[i]
+	}
+	blobs, err := g.blobs(specs)
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: err.Error()}
+	}
+	cur, ok := versionOf(head[0])
+	if !ok {
+		return nil, &HistoryUnavailableError{Reason: file + " has no signed payload to compare"}
+	}
+	type seen struct{ commit, url string }
+	byPayload := map[string]seen{}
+	res := &HistoryBinding{}
+	// Newest first: keep, per payload, the oldest commit; any two versions with one
+	// payload and two URLs refute.
+	for i, data := range blobs {
+		if data == nil {
+			continue // deleted in this commit, or too large to read
+		}
+		v, ok := versionOf(data)
+		if !ok {
+			continue // not a bundle: no payload to compare
+		}
+		res.Versions++
+		if s, dup := byPayload[v.payload]; dup && s.url != v.url {
+			return nil, &HistoryEditError{Path: rel, Commit: s.commit, URL: s.url, Other: commits[i], OtherURL: v.url}
+		}
+		byPayload[v.payload] = seen{commits[i], v.url}
+		if v.payload == cur.payload {
+			res.Commit = commits[i]
+		}
+	}
+	if res.Commit == "" {
+		return nil, &HistoryUnavailableError{Reason: "no committed version carries the current signed payload"}
+	}
+	return res, nil
+}
+
+type version struct{ url, payload string }
+
+func versionOf(data []byte) (version, bool) {
+	b, _, err := bundle.Parse(data)
+	if err != nil {
+		return version{}, false
+	}
+	p, err := bundle.Attestation(b.Raw)
+	if err != nil {
+		return version{}, false
+	}
+	return version{url: b.Discovery.URL, payload: string(p)}, true
+}
+
+// parseFollowLog reads `git log --format="commit %H" --name-only --follow`: each
+// commit with the file's path in it. A commit that lists no name (a merge) keeps
+// the path of the newer commit.
+func parseFollowLog(out, path string) (commits, paths []string) {
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "commit "):
+			commits = append(commits, strings.TrimPrefix(line, "commit "))
+			paths = append(paths, path)
+		case line != "" && len(paths) > 0:
+			paths[len(paths)-1] = line
+			path = line
+		}
+	}
+	return commits, paths
+}
+
+type gitRunner struct {
+	ctx  context.Context
+	path string
+	dir  string
+}
+
+func (g gitRunner) command(args ...string) *exec.Cmd {
+	// No hooks, fsmonitor, pager, prompt or replace objects: reading history must
+	// not run anything the repository configures.
+	base := []string{"-C", g.dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-pager", "--no-replace-objects"}
+	cmd := exec.CommandContext(g.ctx, g.path, append(base, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_NO_REPLACE_OBJECTS=1", "LC_ALL=C")
+	return cmd
+}
+
+func (g gitRunner) output(stdin []byte, args ...string) ([]byte, error) {
+	cmd := g.command(args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(strings.SplitN(stderr.String(), "\n", 2)[0])
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return out, nil
+}
+
+// blobs reads each rev:path with one `git cat-file --batch`; a missing object
+// (the path does not exist in that commit) or one larger than a bundle may be
+// is nil.
+func (g gitRunner) blobs(specs []string) ([][]byte, error) {
+	var in bytes.Buffer
+	for _, s := range specs {
+		if strings.ContainsAny(s, "\n") {
+			return nil, fmt.Errorf("a path with a newline")
+		}
+		in.WriteString(s + "\n")
+	}
+	cmd := g.command("cat-file", "--batch")
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(specs))
+	r := bufio.NewReader(stdout)
+	readErr := func() error {
+		for i := range specs {
+			header, err := r.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			f := strings.Fields(header)
+			if len(f) == 2 && f[1] == "missing" || len(f) >= 2 && f[len(f)-1] == "ambiguous" {
+				continue
+			}
+			if len(f) != 3 {
+				return fmt.Errorf("git cat-file: unexpected %q", strings.TrimSpace(header))
+			}
+			size, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				return fmt.Errorf("git cat-file: unexpected %q", strings.TrimSpace(header))
+			}
+			if f[1] != "blob" || size > limitedfile.MaxBundle {
+				if _, err := io.CopyN(io.Discard, r, size+1); err != nil {
+					return fmt.Errorf("git cat-file: %w", err)
+				}
+				continue
+			}
+			data := make([]byte, size+1)
+			if _, err := io.ReadFull(r, data); err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			out[i] = data[:size]
+		}
+		return nil
+	}()
+	io.Copy(io.Discard, r)
+	if err := cmd.Wait(); err != nil && readErr == nil {
+		readErr = fmt.Errorf("git cat-file: %s", strings.TrimSpace(stderr.String()+" "+err.Error()))
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return out, nil
+}
