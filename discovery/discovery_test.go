@@ -244,7 +244,7 @@ func TestCredentialsRefused(t *testing.T) {
 func TestLoadRefusesFIFO(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := mkfifo(fifo); err != nil {
+	if err := testkit.Mkfifo(fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)

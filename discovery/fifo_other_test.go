@@ -1,7 +1,0 @@
-//go:build !unix
-
-package discovery_test
-
-import "errors"
-
-func mkfifo(string) error { return errors.New("not supported") }
