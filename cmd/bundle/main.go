@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+
+	"github.com/certcut/certcut/internal/panics"
 )
 
 func main() {
@@ -20,8 +23,12 @@ const (
 	exitOK         = 0
 	exitInput      = 3 // an input could not be read: missing file, not JSON, bad key file
 	exitUsage      = 4 // the command line is wrong: unknown flag, missing argument
+	exitInternal   = 70 // a defect in certcut (a panic): EX_SOFTWARE, never a verdict
 	exitInterrupts = 130
 )
+
+// envStack, set to 1, makes an internal error print the stack of the panic.
+const envStack = "CERTCUT_STACK"
 
 // exitError carries an exit code out of a command. With a nil err nothing more is
 // printed: the command has already said what it had to.
@@ -45,13 +52,39 @@ func usageErrorf(format string, args ...any) error {
 
 func inputError(err error) error { return &exitError{code: exitInput, err: err} }
 
-// run executes the command line and returns the process exit code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// run executes the command line and returns the process exit code. A panic — in
+// the command or in a goroutine it started, which carries it back (package
+// panics) — is an internal error: one line naming the panic value (with the
+// stack when CERTCUT_STACK=1) and exit 70, never the runtime's exit 2, which
+// scripts would read as COHERENT.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		pe, ok := r.(*panics.Error)
+		if !ok {
+			pe = &panics.Error{Value: r, Stack: debug.Stack()}
+		}
+		fmt.Fprintf(stderr, "bundle: internal error: %v; this is a defect in certcut, please report it (with the command line; %s=1 prints the stack)\n", pe.Value, envStack)
+		if os.Getenv(envStack) == "1" {
+			stderr.Write(pe.Stack)
+		}
+		code = exitInternal
+	}()
+	if testHook != nil {
+		testHook("run")
+	}
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var pe *panics.Error
+	if errors.As(err, &pe) {
+		panic(pe) // reported by the deferred recover above
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -64,3 +97,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "bundle: %v\nRun 'bundle --help' for usage.\n", err)
 	return exitUsage
 }
+
+// testHook, set only by tests, is called at named points ("run", "verify-file") so
+// that a test can force a panic there.
+var testHook func(point string)
