@@ -21,8 +21,8 @@ func main() {
 // (verify, gate) use 0, 1 and 2 for it.
 const (
 	exitOK         = 0
-	exitInput      = 3 // an input could not be read: missing file, not JSON, bad key file
-	exitUsage      = 4 // the command line is wrong: unknown flag, missing argument
+	exitInput      = 3  // an input could not be read: missing file, not JSON, bad key file
+	exitUsage      = 4  // the command line is wrong: unknown flag, missing argument
 	exitInternal   = 70 // a defect in certcut (a panic): EX_SOFTWARE, never a verdict
 	exitInterrupts = 130
 )
