@@ -54,20 +54,8 @@ func Secrets(given []string, env []string, keyPEM []byte, exempt ...string) []st
 			add(strings.TrimSpace(value))
 		}
 	}
-	if len(keyPEM) > 0 {
-		text := string(keyPEM)
-		add(text)
-		add(strings.TrimSpace(text))
-		var body []string
-		for _, line := range strings.Split(text, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "-----") {
-				continue
-			}
-			body = append(body, line)
-			add(line)
-		}
-		add(strings.Join(body, ""))
+	for _, s := range PEMSecrets(keyPEM) {
+		add(s)
 	}
 	add(Canary)
 	out := make([]string, 0, len(set))
@@ -81,6 +69,27 @@ func Secrets(given []string, env []string, keyPEM []byte, exempt ...string) []st
 		return strings.Compare(a, b)
 	})
 	return out
+}
+
+// PEMSecrets returns the forms of a private key's PEM text that must never be
+// published: the text whole and trimmed, each base64 line of its body, and the body
+// joined. Nil for no PEM (a KMS key).
+func PEMSecrets(pemText []byte) []string {
+	if len(pemText) == 0 {
+		return nil
+	}
+	text := string(pemText)
+	out := []string{text, strings.TrimSpace(text)}
+	var body []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "-----") {
+			continue
+		}
+		body = append(body, line)
+		out = append(out, line)
+	}
+	return append(out, strings.Join(body, ""))
 }
 
 // Scrub replaces every occurrence of every secret in every string of v, member

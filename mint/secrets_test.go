@@ -149,3 +149,17 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// Every form of a PEM key is a secret: whole, trimmed, each body line, the body joined.
+func TestPEMSecrets(t *testing.T) {
+	pemText := "-----BEGIN PRIVATE KEY-----\nAAAA\nBBBB\n-----END PRIVATE KEY-----\n"
+	got := mint.PEMSecrets([]byte(pemText))
+	for _, want := range []string{pemText, strings.TrimSpace(pemText), "AAAA", "BBBB", "AAAABBBB"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%q missing from %q", want, got)
+		}
+	}
+	if mint.PEMSecrets(nil) != nil {
+		t.Error("no PEM, no secrets")
+	}
+}

@@ -24,11 +24,12 @@ func TestPanicIsAnInternalError(t *testing.T) {
 	}
 	for _, point := range []string{"run", "verify-file"} {
 		for _, stack := range []bool{false, true} {
-			testHook = func(p string) {
+			forced := func(p string) {
 				if p == point {
 					panic("forced at " + p)
 				}
 			}
+			testHook.Store(&forced)
 			if stack {
 				t.Setenv(envStack, "1")
 			} else {
@@ -36,7 +37,7 @@ func TestPanicIsAnInternalError(t *testing.T) {
 			}
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"verify"}, files...), strings.NewReader(""), &stdout, &stderr)
-			testHook = nil
+			testHook.Store(nil)
 			if code != exitInternal {
 				t.Errorf("%s: exit %d, want %d (stderr %q)", point, code, exitInternal, stderr.String())
 			}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/certcut/certcut/internal/panics"
 )
@@ -73,9 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 		code = exitInternal
 	}()
-	if testHook != nil {
-		testHook("run")
-	}
+	hook("run")
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -99,5 +98,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 }
 
 // testHook, set only by tests, is called at named points ("run", "verify-file") so
-// that a test can force a panic there.
-var testHook func(point string)
+// that a test can force a panic there. Atomic: a verify worker may still read it
+// after run has returned.
+var testHook atomic.Pointer[func(point string)]
+
+// hook calls testHook, if set, at point.
+func hook(point string) {
+	if h := testHook.Load(); h != nil {
+		(*h)(point)
+	}
+}

@@ -74,25 +74,31 @@ Rows (at least one input; several are merged, and an id two inputs record is an 
   --junit FILE          JUnit XML
 Discovery: --discovery URL fetches the live document (a base URL gets
 /.well-known/openwop appended); --discovery-file FILE --discovery-url URL uses a saved one.
+A URL with credentials (user:pass@, or a parameter such as access_token=, key=, sig=)
+is refused: discovery.url is published.
 Build: --build commit:<sha>|image-digest:<digest>|artifact-sha256:<hex>, or
 --build-from-git DIR (HEAD; a dirty tree is refused unless --allow-dirty).
 Key: --key is a PKCS#8 PEM file (mode 0600), env:NAME (the PEM text in a variable), or a
-KMS URI (hashivault://KEY, with VAULT_ADDR and VAULT_TOKEN set); default
-env:OPENWOP_BUNDLE_SIGNING_KEY when that is set. --key-id is required
+KMS URI (hashivault://KEY, with VAULT_ADDR and VAULT_TOKEN set; each KMS call gives up
+after --kms-timeout); default env:OPENWOP_BUNDLE_SIGNING_KEY when that is set. --key-id is required
 (default $OPENWOP_BUNDLE_SIGNING_KEY_ID) and becomes host.signingKeyId.
 
 Before writing, mint verifies the bundle under the signer's public key, as
 'bundle verify' would. Secrets never enter the bundle: --secret values, OPENWOP_*
 variables named like KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL, the signing key's PEM
 and the conformance canary are replaced with «redacted:<sha256 prefix>», and the
-places are listed.
+places are listed (a secret member name by its marker). Errors are scrubbed too.
 
 Exit codes:
   0  the bundle was written
   2  the self-check refused it: written to FILE.rejected.json instead, with the reasons
   3  an input could not be read: rows, discovery (timeout, HTTP error, HTML, too large),
-     key (missing, readable by others, not Ed25519), registry, relaxations
-  4  usage: a missing or wrong flag, FILE exists (use --force), a dirty git tree`,
+     key (missing, readable by others, not Ed25519, KMS silent past --kms-timeout),
+     registry, relaxations; an input over its cap or a FIFO; a number that cannot be
+     written as I-JSON (1e17)
+  4  usage: a missing or wrong flag, FILE exists (use --force), a dirty git tree, a
+     discovery URL with credentials
+  70 internal error: a defect in certcut, please report it`,
 		Example: `  bundle keys generate --key-id host-2026-11 --out-dir keys
   bundle mint --out bundle.json --key keys/host-2026-11.key.pem --key-id host-2026-11 \
     --build commit:$(git rev-parse HEAD) --suite-version 2.45.30 \
@@ -284,7 +290,7 @@ func runMint(cmd *cobra.Command, f mintFlags) (err error) {
 		if verifier, err = loadSigner(ctx, "--verifier-key", f.verifierRef); err != nil {
 			return err
 		}
-		in.Secrets = append(in.Secrets, string(verifier.PEM))
+		in.Secrets = append(in.Secrets, mint.PEMSecrets(verifier.PEM)...)
 	}
 	secrets = mint.Secrets(in.Secrets, in.Env, in.KeyPEM, f.keyID)
 

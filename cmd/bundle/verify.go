@@ -170,9 +170,7 @@ func (fv fileVerdict) outcome() verify.Outcome {
 // verifyFile reads and judges one file; a file that cannot be read or parsed has
 // no Verdict and an Error that says why.
 func verifyFile(stdin io.Reader, file string, opts verify.Options) fileVerdict {
-	if testHook != nil {
-		testHook("verify-file")
-	}
+	hook("verify-file")
 	data, err := readBundleArg(stdin, file)
 	if err == nil {
 		var v *verify.Verdict
