@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // RefusalKind names why the strict reader or the canonical writer refused input.
@@ -42,8 +43,28 @@ func (e *SyntaxError) Error() string {
 }
 
 // MaxDepth is how deeply arrays and objects may nest. Bundles nest less than ten
-// levels; the bound keeps hostile input from exhausting memory.
+// levels; the bound keeps hostile input from exhausting the stack.
 const MaxDepth = 512
+
+// Memory budget. The tree the reader builds is bounded in proportion to its input:
+// at most BudgetPerByte bytes per input byte plus BudgetBase, counting every value
+// slot, member slot, string and duplicate-name index it allocates, and the growth
+// of its own scratch stacks. Past the budget the reader stops with RefuseTooLarge,
+// before the memory is taken. Real bundles need 3 to 9 bytes per input byte (the
+// corpus test asserts they stay well inside); a text built to be expensive, such as
+// a million empty objects in one array, is refused instead of taking gigabytes.
+const (
+	BudgetPerByte = 16
+	BudgetBase    = 4 << 20
+)
+
+// MemoryBudget returns the most the reader allocates for an input of n bytes.
+func MemoryBudget(n int) int64 { return BudgetPerByte*int64(n) + BudgetBase }
+
+var (
+	valueSize  = int64(unsafe.Sizeof(Value{}))
+	memberSize = int64(unsafe.Sizeof(Member{}))
+)
 
 // ParseIJSON reads exactly one JSON text under the I-JSON rules (RFC 7493) that
 // RFC 8785 canonical JSON requires, refusing rather than coercing:
@@ -53,11 +74,12 @@ const MaxDepth = 512
 //   - numbers that overflow to ±Infinity;
 //   - raw control characters (U+0000–U+001F) in strings, bad escapes;
 //   - invalid UTF-8 anywhere, a byte-order mark, trailing data after the value;
-//   - nesting deeper than MaxDepth.
+//   - nesting deeper than MaxDepth;
+//   - a tree that would need more than MemoryBudget(len(data)) bytes.
 //
 // Leading and trailing JSON whitespace is allowed. A member named "__proto__" is data.
 func ParseIJSON(data []byte) (Value, error) {
-	p := parser{data: data}
+	p := parser{data: data, budget: MemoryBudget(len(data))}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return Value{}, p.fail(0, RefuseByteOrderMark, "the text starts with a UTF-8 byte-order mark, which JSON does not allow")
 	}
@@ -77,6 +99,58 @@ type parser struct {
 	data []byte
 	pos  int
 	buf  []byte // scratch for strings with escapes
+
+	// Scratch stacks: the members and items of the containers being read. A
+	// container's slots are copied into a slice of exactly their number when it
+	// closes, so the tree holds no spare capacity.
+	members []Member
+	items   []Value
+
+	budget int64 // bytes the reader may still allocate
+}
+
+// charge takes n bytes from the budget, or refuses at offset when it is spent.
+func (p *parser) charge(n int64) error {
+	p.budget -= n
+	if p.budget < 0 {
+		return p.fail(p.pos, RefuseTooLarge, "the document needs more memory than certcut allows for a text of %d bytes (%d bytes per byte plus %d MiB): it is built of many tiny values, which no bundle is", len(p.data), BudgetPerByte, BudgetBase>>20)
+	}
+	return nil
+}
+
+// stringCost is what the allocator takes for a string of n bytes: nothing for an
+// empty one, at least a 16-byte block, and up to an eighth more for the size class.
+func stringCost(n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	return int64(max(n, 16) + n/8)
+}
+
+// pushMember appends to the member stack, charging each new backing array.
+func (p *parser) pushMember(m Member) error {
+	if len(p.members) == cap(p.members) {
+		grown := 2*cap(p.members) + 16
+		if err := p.charge(int64(grown) * memberSize); err != nil {
+			return err
+		}
+		p.members = append(make([]Member, 0, grown), p.members...)
+	}
+	p.members = append(p.members, m)
+	return nil
+}
+
+// pushItem appends to the item stack, charging each new backing array.
+func (p *parser) pushItem(v Value) error {
+	if len(p.items) == cap(p.items) {
+		grown := 2*cap(p.items) + 16
+		if err := p.charge(int64(grown) * valueSize); err != nil {
+			return err
+		}
+		p.items = append(make([]Value, 0, grown), p.items...)
+	}
+	p.items = append(p.items, v)
+	return nil
 }
 
 func (p *parser) fail(offset int, kind RefusalKind, format string, args ...any) error {
@@ -151,17 +225,28 @@ func (p *parser) literal(word string, v Value) (Value, error) {
 	return v, nil
 }
 
+// Shared empty containers: a zero-length slice is never written through, so every
+// empty object and array can point at the same one.
+var (
+	noMembers = []Member{}
+	noItems   = []Value{}
+)
+
 func (p *parser) object(depth int) (Value, error) {
 	if depth > MaxDepth {
 		return Value{}, p.fail(p.pos, RefuseTooDeep, "objects and arrays nest deeper than %d levels", MaxDepth)
 	}
 	p.pos++ // {
 	p.skipSpace()
-	members := make([]Member, 0, 8) // bundle rows have 3 to 6 members
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return Value{kind: Object, members: members}, nil
+		return Value{kind: Object, members: noMembers}, nil
 	}
+	base := len(p.members)
+	defer func() {
+		clear(p.members[base:]) // the scratch must not keep the values alive
+		p.members = p.members[:base]
+	}()
 	var seen map[string]struct{} // built only for large objects
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -172,7 +257,11 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if dup := p.seenName(members, &seen, name); dup {
+		dup, err := p.seenName(p.members[base:], &seen, name)
+		if err != nil {
+			return Value{}, err
+		}
+		if dup {
 			return Value{}, p.fail(nameAt, RefuseDuplicateName, "duplicate member name %q in one object", name)
 		}
 		p.skipSpace()
@@ -185,7 +274,9 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		members = append(members, Member{Name: name, Value: v})
+		if err := p.pushMember(Member{Name: name, Value: v}); err != nil {
+			return Value{}, err
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.unexpected("',' or '}'")
@@ -196,6 +287,12 @@ func (p *parser) object(depth int) (Value, error) {
 			p.skipSpace()
 		case '}':
 			p.pos++
+			n := len(p.members) - base
+			if err := p.charge(int64(n) * memberSize); err != nil {
+				return Value{}, err
+			}
+			members := make([]Member, n)
+			copy(members, p.members[base:])
 			return Value{kind: Object, members: members}, nil
 		default:
 			return Value{}, p.unexpected("',' or '}'")
@@ -204,28 +301,35 @@ func (p *parser) object(depth int) (Value, error) {
 }
 
 // seenName reports whether name is already among members. Small objects are
-// scanned; from 16 members on, a set is kept.
-func (p *parser) seenName(members []Member, seen *map[string]struct{}, name string) bool {
+// scanned; from 16 members on, a set is kept (and charged to the budget).
+func (p *parser) seenName(members []Member, seen *map[string]struct{}, name string) (bool, error) {
 	const scanLimit = 16
+	const entrySize = 64 // a map slot for a string key, with growth and overhead
 	if len(members) < scanLimit {
 		for i := range members {
 			if members[i].Name == name {
-				return true
+				return true, nil
 			}
 		}
-		return false
+		return false, nil
 	}
 	if *seen == nil {
+		if err := p.charge(2 * entrySize * int64(len(members))); err != nil {
+			return false, err
+		}
 		*seen = make(map[string]struct{}, 2*len(members))
 		for i := range members {
 			(*seen)[members[i].Name] = struct{}{}
 		}
 	}
 	if _, ok := (*seen)[name]; ok {
-		return true
+		return true, nil
+	}
+	if err := p.charge(entrySize); err != nil {
+		return false, err
 	}
 	(*seen)[name] = struct{}{}
-	return false
+	return false, nil
 }
 
 func (p *parser) array(depth int) (Value, error) {
@@ -234,17 +338,23 @@ func (p *parser) array(depth int) (Value, error) {
 	}
 	p.pos++ // [
 	p.skipSpace()
-	items := []Value{}
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return Value{kind: Array, items: items}, nil
+		return Value{kind: Array, items: noItems}, nil
 	}
+	base := len(p.items)
+	defer func() {
+		clear(p.items[base:])
+		p.items = p.items[:base]
+	}()
 	for {
 		v, err := p.value(depth)
 		if err != nil {
 			return Value{}, err
 		}
-		items = append(items, v)
+		if err := p.pushItem(v); err != nil {
+			return Value{}, err
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.unexpected("',' or ']'")
@@ -255,6 +365,12 @@ func (p *parser) array(depth int) (Value, error) {
 			p.skipSpace()
 		case ']':
 			p.pos++
+			n := len(p.items) - base
+			if err := p.charge(int64(n) * valueSize); err != nil {
+				return Value{}, err
+			}
+			items := make([]Value, n)
+			copy(items, p.items[base:])
 			return Value{kind: Array, items: items}, nil
 		default:
 			return Value{}, p.unexpected("',' or ']'")
@@ -271,6 +387,9 @@ func (p *parser) string() (string, error) {
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
+			if err := p.charge(stringCost(p.pos - start)); err != nil {
+				return "", err
+			}
 			s := string(p.data[start:p.pos])
 			p.pos++
 			return s, nil
@@ -289,6 +408,9 @@ func (p *parser) string() (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
+			if err := p.charge(stringCost(len(p.buf))); err != nil {
+				return "", err
+			}
 			return string(p.buf), nil
 		case c == '\\':
 			if err := p.escape(); err != nil {

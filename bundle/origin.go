@@ -15,10 +15,10 @@ func Origin(raw string) (string, error) {
 		return "", fmt.Errorf("%q is not a URL: %w", raw, err)
 	}
 	scheme := strings.ToLower(u.Scheme)
-	if (scheme != "http" && scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not an absolute http(s) URL", raw)
-	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (scheme != "http" && scheme != "https") || host == "" {
+		return "", fmt.Errorf("%q is not an absolute http(s) URL with a host", raw)
+	}
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}

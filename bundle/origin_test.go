@@ -16,7 +16,7 @@ func TestOrigin(t *testing.T) {
 			t.Errorf("Origin(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "/.well-known/openwop", "ftp://x.example", "not a url", "https://"} {
+	for _, bad := range []string{"", "/.well-known/openwop", "ftp://x.example", "not a url", "https://", "http://:", "https://:443/x", "http://u:p@:80"} {
 		if _, err := Origin(bad); err == nil {
 			t.Errorf("Origin(%q): no error", bad)
 		}

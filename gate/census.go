@@ -45,6 +45,39 @@ type Census struct {
 	Unreadable []string        `json:"unreadable"`
 	Summary    []CensusSummary `json:"summary"`
 	Rows       []CensusRow     `json:"rows"`
+	// UnsignedColumns names the row fields whose values nothing binds (the
+	// minter's claims): the Unsigned CensusColumns.
+	UnsignedColumns []string `json:"unsignedColumns"`
+}
+
+// CensusColumn is one field of a census row, by its JSON (and CSV) name, with
+// the bundle member (a bundle.Bindings path) its value comes from; Member is ""
+// for certcut's own columns (the query, the file, its digest, the verdict).
+type CensusColumn struct {
+	Name   string
+	Member string
+}
+
+// Unsigned reports whether nothing binds the column's values.
+func (c CensusColumn) Unsigned() bool { return c.Member != "" && bundle.IsUnsigned(c.Member) }
+
+// CensusColumns are the fields of CensusRow in CSV order.
+var CensusColumns = []CensusColumn{
+	{"query", ""}, {"bundle", ""}, {"sha256", ""},
+	{"row", "results.requirements"}, {"scenario", "results.requirements"},
+	{"result", "results.requirements"}, {"assertions", "results.requirements"},
+	{"suite", "suite.version"}, {"host", "host.name"}, {"keyId", "signature.keyId"},
+	{"verdict", ""}, {"verifies", ""},
+}
+
+// CensusColumnUnsigned reports whether the column named is Unsigned.
+func CensusColumnUnsigned(name string) bool {
+	for _, c := range CensusColumns {
+		if c.Name == name {
+			return c.Unsigned()
+		}
+	}
+	return false
 }
 
 // CensusSummary is the sentence RFCs quote: "N of M committed bundles carry a row
@@ -85,7 +118,12 @@ type CensusRow struct {
 
 // TakeCensus counts, over the entries, the bundles and rows answering each query.
 func TakeCensus(dir string, entries []*Entry, queries []Query) *Census {
-	c := &Census{Dir: dir, Unreadable: []string{}, Summary: []CensusSummary{}, Rows: []CensusRow{}}
+	c := &Census{Dir: dir, Unreadable: []string{}, Summary: []CensusSummary{}, Rows: []CensusRow{}, UnsignedColumns: []string{}}
+	for _, col := range CensusColumns {
+		if col.Unsigned() {
+			c.UnsignedColumns = append(c.UnsignedColumns, col.Name)
+		}
+	}
 	for _, e := range entries {
 		if e.Bundle == nil {
 			c.Unreadable = append(c.Unreadable, e.File)

@@ -57,8 +57,21 @@ type RowChange struct {
 // DiffChange is a member that differs.
 type DiffChange struct {
 	Field string `json:"field"`
-	From  string `json:"from"`
-	To    string `json:"to"`
+	// Binding says how the member is bound (bundle.BindingOf): "unsigned" marks
+	// a change that is only the minter's word. Empty for "verdict", which is
+	// certcut's own judgement.
+	Binding bundle.Binding `json:"binding,omitempty"`
+	From    string         `json:"from"`
+	To      string         `json:"to"`
+}
+
+// diffMembers names the bundle member (a bundle.Bindings path) behind each diff
+// field whose name is not already one.
+var diffMembers = map[string]string{
+	"claimedProfiles": "claimedProfiles[].id",
+	"certified":       "claimedProfiles[].certified",
+	"relaxations":     "host.relaxations",
+	"verdict":         "",
 }
 
 // Diff compares two judged bundles.
@@ -96,9 +109,18 @@ func Diff(a, b *Entry) *DiffReport {
 		}
 	}
 	field := func(name, from, to string) {
-		if from != to {
-			d.Fields = append(d.Fields, DiffChange{Field: name, From: from, To: to})
+		if from == to {
+			return
 		}
+		member, ok := diffMembers[name]
+		if !ok {
+			member = name
+		}
+		var binding bundle.Binding
+		if member != "" {
+			binding = bundle.BindingOf(member)
+		}
+		d.Fields = append(d.Fields, DiffChange{Field: name, Binding: binding, From: from, To: to})
 	}
 	keyOf := func(x *bundle.Bundle) string {
 		if x.Signature == nil {

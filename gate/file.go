@@ -49,7 +49,16 @@ func LoadFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	var g File
+	return ParseFile(data, path)
+}
+
+// ParseFile reads a gate file's content (see LoadFile); path decides JSON or YAML
+// by its suffix and names the file in messages.
+func ParseFile(data []byte, path string) (*File, error) {
+	var (
+		g   File
+		err error
+	)
 	if strings.HasSuffix(path, ".json") {
 		err = bundle.DecodeStrict(data, &g)
 	} else {
@@ -58,6 +67,12 @@ func LoadFile(path string) (*File, error) {
 		err = dec.Decode(&g)
 		if errors.Is(err, io.EOF) {
 			err = errors.New("the file is empty")
+		} else if err == nil {
+			// One document only: a second one would be a gate nobody reads.
+			var more any
+			if dec.Decode(&more) != io.EOF {
+				err = errors.New("the file holds more than one YAML document; a gate file is one")
+			}
 		}
 	}
 	if err != nil {

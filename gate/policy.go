@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/limitedfile"
@@ -25,17 +27,31 @@ type LedgerEntry struct {
 	Scenario *string `json:"scenario"`
 }
 
-// LoadLedger reads a corpus ledger, as strictly as a bundle (bundle.DecodeStrict).
+// LoadLedger reads a corpus ledger file (see ParseLedger).
 func LoadLedger(path string) (*Ledger, error) {
 	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
+	return ParseLedger(data, path)
+}
+
+// ParseLedger reads a corpus ledger as strictly as a bundle (bundle.DecodeStrict:
+// I-JSON, exact-case names, duplicate and unknown members refused); every recorded
+// result must be one of the five result words. name is the file, for messages.
+func ParseLedger(data []byte, name string) (*Ledger, error) {
 	var l Ledger
 	if err := bundle.DecodeStrict(data, &l); err != nil {
-		return nil, fmt.Errorf("%s: not a corpus ledger: %w", path, err)
+		return nil, fmt.Errorf("%s: not a corpus ledger: %w", name, err)
 	}
-	l.File = path
+	for id, entries := range l.Requirements {
+		for i, e := range entries {
+			if !bundle.ValidResult(e.Result) {
+				return nil, fmt.Errorf("%s: requirements[%q][%d]: result %q is not one of %s", name, id, i, e.Result, strings.Join(bundle.Results, ", "))
+			}
+		}
+	}
+	l.File = name
 	return &l, nil
 }
 
@@ -59,22 +75,35 @@ type AnchorRow struct {
 	RFC           string `json:"rfc"`
 }
 
-// LoadAnchors reads a harness-trust-anchors file, as strictly as a bundle
-// (bundle.DecodeStrict). A requirement id listed twice is refused.
+// LoadAnchors reads a harness-trust-anchors file (see ParseAnchors).
 func LoadAnchors(path string) (*Anchors, error) {
 	data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
 	if err != nil {
 		return nil, err
 	}
+	return ParseAnchors(data, path)
+}
+
+// anchorIDPattern is the closed list's id rule (check-harness-trust-anchors): exact
+// requirement or scenario ids, never a prefix or a pattern.
+var anchorIDPattern = regexp.MustCompile(`^openwop\.(requirement|scenario)\.[a-z0-9.-]+$`)
+
+// ParseAnchors reads a harness-trust-anchors list as strictly as a bundle
+// (bundle.DecodeStrict). Each row's requirementId must be an exact id, listed once.
+// name is the file, for messages.
+func ParseAnchors(data []byte, name string) (*Anchors, error) {
 	var a Anchors
 	if err := bundle.DecodeStrict(data, &a); err != nil {
-		return nil, fmt.Errorf("%s: not a harness-trust-anchors file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a harness-trust-anchors file: %w", name, err)
 	}
-	a.File = path
+	a.File = name
 	a.ids = map[string]int{}
 	for i, r := range a.Rows {
+		if !anchorIDPattern.MatchString(r.RequirementID) {
+			return nil, fmt.Errorf("%s: rows[%d]: requirementId %q is not an exact id (%s)", name, i, r.RequirementID, anchorIDPattern)
+		}
 		if j, dup := a.ids[r.RequirementID]; dup {
-			return nil, fmt.Errorf("%s: rows[%d]: %s is already listed (rows[%d])", path, i, r.RequirementID, j)
+			return nil, fmt.Errorf("%s: rows[%d]: %s is already listed (rows[%d])", name, i, r.RequirementID, j)
 		}
 		a.ids[r.RequirementID] = i
 	}

@@ -128,11 +128,13 @@ func verifiedCheck(e *Entry) check {
 	case v.Outcome == verify.Verified:
 		c.status, c.reason = Pass, "VERIFIED — zero rejections, host signature checked under "+describeKey(v)+", certified list re-derived"
 	case v.Outcome == verify.Rejected:
-		c.status, c.reason = Fail, fmt.Sprintf("REJECTED — %d problem(s): %s", len(v.Rejections), firstN(rejectionLines(v), 3))
+		c.status, c.reason = Fail, fmt.Sprintf("REJECTED — %d problem(s): %s", v.ProblemCount(), firstN(rejectionLines(v), 3))
 	case v.RevokedKey != nil:
 		c.status, c.reason = Fail, fmt.Sprintf("signed by %s, which keyring %s revokes since %s (%s); a revoked key never verifies", v.RevokedKey.KeyID, v.RevokedKey.Keyring, v.RevokedKey.RevokedAt, v.RevokedKey.Reason)
 	case !v.SignatureVerified:
-		c.status, c.reason = Blocked, fmt.Sprintf("signed by %s, but no trusted key names it: pin it with `bundle keys trust --from-discovery` and pass --keyring, or pass --host-key", v.Summary.SignatureKeyID)
+		c.status, c.reason = Blocked, fmt.Sprintf("signed by %s, but no trusted key names it (%s): pin it with `bundle keys trust --from-discovery` and pass --keyring, or pass a --host-key directory holding %s.pub.pem", v.Summary.SignatureKeyID, orDash(v.NoTrustedKey), v.Summary.SignatureKeyID)
+	case v.RevokedVerifierKey != nil:
+		c.status, c.reason = Fail, fmt.Sprintf("the independent tier is countersigned by %s, which keyring %s revokes since %s (%s); a revoked key never verifies", v.RevokedVerifierKey.KeyID, v.RevokedVerifierKey.Keyring, v.RevokedVerifierKey.RevokedAt, v.RevokedVerifierKey.Reason)
 	case onlyIndependent(v):
 		c.status, c.reason = Blocked, "COHERENT — the independent verifier signature was not checked: pass --verifier-key"
 	default:
@@ -142,6 +144,9 @@ func verifiedCheck(e *Entry) check {
 }
 
 func onlyIndependent(v *verify.Verdict) bool {
+	if v.RevokedVerifierKey != nil {
+		return false
+	}
 	for _, u := range v.Unverified {
 		if !strings.HasPrefix(u, "independent tier claimed") {
 			return false
@@ -159,6 +164,9 @@ func describeKey(v *verify.Verdict) string {
 	if k.Origin != "" {
 		s += " " + k.Origin
 	}
+	if k.Match == verify.MatchLoneKey {
+		s += ", the only key given"
+	}
 	return s + ")"
 }
 
@@ -171,7 +179,11 @@ func keyCheck(e *Entry) check {
 		c.status, c.reason = Fail, fmt.Sprintf("key %s (%s) is revoked in keyring %s since %s: %s", keyID, v.RevokedKey.Fingerprint, v.RevokedKey.Keyring, v.RevokedKey.RevokedAt, v.RevokedKey.Reason)
 		return c
 	case v.HostKey == nil:
-		c.status, c.reason = Blocked, fmt.Sprintf("no trusted key for %s (give --keyring or --host-key)", orDash(keyID))
+		why := v.NoTrustedKey
+		if why == "" {
+			why = "the bundle names no signing key"
+		}
+		c.status, c.reason = Blocked, fmt.Sprintf("no trusted key for %s: %s", orDash(keyID), why)
 		return c
 	}
 	retired := v.HostKey.RetiredAt
@@ -181,12 +193,12 @@ func keyCheck(e *Entry) check {
 		retired = v.SelfPublished.RetiredAt
 	}
 	if p := keys.DateProblem(keyID, v.HostKey.NotBefore, retired, b.GeneratedAt); p != "" {
-		c.status, c.reason = Fail, p
+		c.status, c.reason = Fail, p+" ("+verify.SelfAssertedTime+")"
 		return c
 	}
 	c.status, c.reason = Pass, fmt.Sprintf("signed by %s, %s from %s", keyID, v.HostKey.Fingerprint, strings.TrimSpace(v.HostKey.Source+" "+v.HostKey.Origin))
 	if retired != "" {
-		c.reason += fmt.Sprintf("; retired %s, after this bundle was generated (%s)", retired, b.GeneratedAt)
+		c.reason += fmt.Sprintf("; retired %s, and generatedAt, which no signature covers, says this bundle was generated before then (%s)", retired, b.GeneratedAt)
 	}
 	return c
 }

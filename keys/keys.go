@@ -58,6 +58,10 @@ type PublicKey struct {
 	RetiredAt string `json:"retiredAt,omitempty"`
 	// NotBefore is set when a keyring says from when the key signs.
 	NotBefore string `json:"notBefore,omitempty"`
+	// FromDir is set for a key read from a directory of <keyId>.pub.pem files: the
+	// user gave it for the bundles signed under its id, so it is never the lone key
+	// of Set.Lone, even when the directory holds only it.
+	FromDir bool `json:"-"`
 }
 
 // Base64URL returns the raw 32-byte key as unpadded base64url, the form discovery
@@ -163,7 +167,8 @@ func LoadPublic(arg string) ([]PublicKey, error) {
 	}
 }
 
-// LoadPublicDir reads every <keyId>.pub.pem file of a directory.
+// LoadPublicDir reads every <keyId>.pub.pem file of a directory, marking each
+// FromDir: a directory's keys are chosen by key id only.
 func LoadPublicDir(dir string) ([]PublicKey, error) {
 	matches, err := filepath.Glob(filepath.Join(dir, "*"+PEMSuffix))
 	if err != nil {
@@ -179,6 +184,7 @@ func LoadPublicDir(dir string) ([]PublicKey, error) {
 		if err != nil {
 			return nil, err
 		}
+		k.FromDir = true
 		out = append(out, k)
 	}
 	return out, nil
@@ -187,16 +193,26 @@ func LoadPublicDir(dir string) ([]PublicKey, error) {
 // Set is the keys a user trusts for a run over one or more bundles.
 type Set []PublicKey
 
-// Select picks the key for a bundle signed with keyID: the key of that id, or, when
-// the set holds exactly one key, that key whatever its name (the user named it for
-// this bundle). It reports false when no key applies.
+// Select picks the key for a bundle signed with keyID: the key of that id (taken
+// from a keyring, a discovery document or a <keyId>.pub.pem file name). It reports
+// false when no key has that id; it never guesses.
 func (s Set) Select(keyID string) (PublicKey, bool) {
 	for _, k := range s {
 		if k.KeyID != "" && k.KeyID == keyID {
 			return k, true
 		}
 	}
-	if len(s) == 1 {
+	return PublicKey{}, false
+}
+
+// Lone returns the set's only key when the user gave exactly one key as a PEM file
+// or a raw key (not from a directory): the reference --verify checks a bundle under
+// the one --host-key it is given whatever the bundle's key id, and callers that
+// follow it (verify.Options.UnsafeLoneKeyAnyKeyID) fall back to this key after
+// Select finds none. It reports false for an empty set, several keys, or a key
+// read from a directory.
+func (s Set) Lone() (PublicKey, bool) {
+	if len(s) == 1 && !s[0].FromDir {
 		return s[0], true
 	}
 	return PublicKey{}, false

@@ -27,7 +27,7 @@ func TestLoadPublicForms(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "plain.pem"), pemBytes, 0o644)
 
 	ks, err := keys.LoadPublic(filepath.Join(dir, "host-1.pub.pem"))
-	if err != nil || len(ks) != 1 || ks[0].KeyID != "host-1" || !ks[0].Key.Equal(pub) || ks[0].Source != keys.SourcePEMFile {
+	if err != nil || len(ks) != 1 || ks[0].KeyID != "host-1" || !ks[0].Key.Equal(pub) || ks[0].Source != keys.SourcePEMFile || ks[0].FromDir {
 		t.Fatalf("PEM file: %+v %v", ks, err)
 	}
 	ks, err = keys.LoadPublic(filepath.Join(dir, "plain.pem"))
@@ -35,8 +35,8 @@ func TestLoadPublicForms(t *testing.T) {
 		t.Fatalf("a file not named <keyId>.pub.pem has no id: %+v %v", ks, err)
 	}
 	ks, err = keys.LoadPublic(dir)
-	if err != nil || len(ks) != 1 || ks[0].KeyID != "host-1" {
-		t.Fatalf("directory reads only *.pub.pem: %+v %v", ks, err)
+	if err != nil || len(ks) != 1 || ks[0].KeyID != "host-1" || !ks[0].FromDir {
+		t.Fatalf("directory reads only *.pub.pem, each marked FromDir: %+v %v", ks, err)
 	}
 	raw := keys.PublicKey{Key: pub}.Base64URL()
 	ks, err = keys.LoadPublic(raw)
@@ -163,11 +163,38 @@ func TestSetSelect(t *testing.T) {
 	if _, ok := (keys.Set{a, b}).Select("c"); ok {
 		t.Error("no match among several")
 	}
-	if k, ok := (keys.Set{a}).Select("c"); !ok || k.KeyID != "a" {
-		t.Error("a single key is used whatever its name")
+	if _, ok := (keys.Set{a}).Select("c"); ok {
+		t.Error("Select chose a single key of another id: it matches by id only")
+	}
+	if _, ok := (keys.Set{{Key: testkit.Public("x")}}).Select(""); ok {
+		t.Error("a key without id matched the empty id")
 	}
 	if _, ok := (keys.Set{}).Select("a"); ok {
 		t.Error("empty set")
+	}
+}
+
+// Lone is the reference's lone-key rule: one key given as a file or raw key, never
+// a key read from a directory, never one of several.
+func TestSetLone(t *testing.T) {
+	a := keys.PublicKey{Key: testkit.Public("a"), KeyID: "a", Source: keys.SourcePEMFile}
+	raw := keys.PublicKey{Key: testkit.Public("r"), Source: keys.SourceRaw}
+	fromDir := a
+	fromDir.FromDir = true
+	for _, tc := range []struct {
+		name string
+		set  keys.Set
+		ok   bool
+	}{
+		{"one PEM file", keys.Set{a}, true},
+		{"one raw key", keys.Set{raw}, true},
+		{"a directory holding one key", keys.Set{fromDir}, false},
+		{"two keys", keys.Set{a, raw}, false},
+		{"none", nil, false},
+	} {
+		if _, ok := tc.set.Lone(); ok != tc.ok {
+			t.Errorf("%s: Lone %v, want %v", tc.name, ok, tc.ok)
+		}
 	}
 }
 

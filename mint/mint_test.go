@@ -442,3 +442,38 @@ func TestCorpusRemintFromLedger(t *testing.T) {
 		t.Errorf("witness %s / discovery %s, original %s / %s", asm.Bundle.WitnessSha256, asm.Bundle.Discovery.Sha256, orig.WitnessSha256, orig.Discovery.Sha256)
 	}
 }
+
+// A skipped floor row witnesses nothing: mint does not claim the profile certified
+// (the reference emitter would), so its own self-check, which re-derives the
+// certified flag from the floor rows (certified-not-witnessed), never refuses it.
+func TestMintSkippedFloorRowDoesNotCertify(t *testing.T) {
+	s := hostSigner(t)
+	in := input(t, s)
+	in.Rows = slices.Clone(in.Rows)
+	for i, r := range in.Rows {
+		if r.ID == profiles.FloorRowID("v2-version-header-honored") {
+			in.Rows[i] = testkit.NonPassRow(r.ID, r.Scenario, bundle.Skipped, "operator skipped it")
+		}
+	}
+	_, asm, v, err := mintBytes(t, in, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range asm.Bundle.ClaimedProfiles {
+		if p.ID == "openwop-discovery-core" && (p.Certified || p.WitnessCount != 2) {
+			t.Errorf("discovery-core claimed %+v with a skipped floor row", p)
+		}
+	}
+	if v.Outcome != verify.Verified || v.HasRejection(verify.KindCertifiedNotWitnessed) || slices.Contains(v.CertifiedProfiles, "openwop-discovery-core") {
+		t.Errorf("self-check %s %v, certified %v", v.Outcome, v.Rejections, v.CertifiedProfiles)
+	}
+	var denial string
+	for _, a := range asm.Profiles {
+		if a.ID == "openwop-discovery-core" {
+			denial = strings.Join(a.Denials, "; ")
+		}
+	}
+	if !strings.Contains(denial, "openwop.floor.v2-version-header-honored is skipped") {
+		t.Errorf("denials %q", denial)
+	}
+}

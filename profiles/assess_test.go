@@ -70,6 +70,9 @@ func TestAssess(t *testing.T) {
 		{"missing floor row", drop(base, "openwop.floor.v2-era-key"), nil, []string{"openwop-discovery-core"}, map[string]int{"openwop-core-standard": 13}, "silent"},
 		{"vacuous floor pass", set(base, "openwop.floor.v2-era-key", bundle.ExecutedPass, 0, ""), nil, []string{"openwop-discovery-core"}, map[string]int{"openwop-core-standard": 13}, "vacuous"},
 		{"failing floor row", set(base, "openwop.floor.v2-era-key", bundle.ExecutedFail, 3, "no"), nil, []string{"openwop-discovery-core"}, map[string]int{"openwop-core-standard": 13}, "is executed-fail"},
+		{"skipped floor row denies", set(base, "openwop.floor.v2-era-key", bundle.Skipped, 0, "operator skipped it"), nil, []string{"openwop-discovery-core"}, map[string]int{"openwop-core-standard": 13}, "is skipped"},
+		{"blocked floor row denies (and blocks all)", set(base, "openwop.floor.v2-era-key", bundle.Blocked, 0, "seam missing"), nil, nil, map[string]int{"openwop-core-standard": 13}, "is blocked"},
+		{"empty-family relaxation denies every profile", base, []string{".egress-guard"}, nil, nil, "declared relaxation (.egress-guard)"},
 		{"inapplicable floor row still certifies", set(base, "openwop.floor.v2-era-key", bundle.Inapplicable, 0, "n/a"), nil, []string{"openwop-discovery-core", "openwop-core-standard"}, map[string]int{"openwop-core-standard": 13}, ""},
 		{"partial-witness counts", set(base, "openwop.floor.v2-era-key", bundle.ExecutedPass, 2, "partial-witness: one leg inapplicable"), nil, []string{"openwop-discovery-core", "openwop-core-standard"}, map[string]int{"openwop-core-standard": 14}, ""},
 	} {

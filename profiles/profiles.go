@@ -7,6 +7,7 @@ package profiles
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
@@ -142,7 +143,10 @@ func Family(obligation string) string {
 // RelaxedBy returns the subset of ids, in order, that the obligations deny
 // (profilesRelaxedBy): a profile is denied when its predicate lists an obligation's
 // family, or when its id contains the family as a substring (kept for v1 aliases).
-// A nil registry applies the substring rule alone.
+// The empty family (an obligation "" or ".egress-guard") is a substring of every
+// id, so it denies every profile, as the reference's String.includes does: an
+// obligation nobody can place relaxes everything rather than nothing. A nil
+// registry applies the substring rule alone.
 func (r *Registry) RelaxedBy(obligations, ids []string) []string {
 	var denied []string
 	for _, id := range ids {
@@ -152,25 +156,20 @@ func (r *Registry) RelaxedBy(obligations, ids []string) []string {
 				families = p.Predicate.Families
 			}
 		}
-	for_obligations:
 		for _, o := range obligations {
-			fam := Family(o)
-			if fam == "" {
-				continue
-			}
-			if strings.Contains(id, fam) {
+			if denies(Family(o), id, families) {
 				denied = append(denied, id)
 				break
-			}
-			for _, f := range families {
-				if f == fam {
-					denied = append(denied, id)
-					break for_obligations
-				}
 			}
 		}
 	}
 	return denied
+}
+
+// denies reports whether a relaxation of family denies the profile id whose
+// predicate lists families.
+func denies(family, id string, families []string) bool {
+	return strings.Contains(id, family) || slices.Contains(families, family)
 }
 
 // The one relaxation a run reveals without declaring it (UNDECLARED_RELAXATION_WITNESSES):

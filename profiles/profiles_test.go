@@ -54,6 +54,11 @@ func TestRelaxedBy(t *testing.T) {
 		{[]string{"eventLog"}, []string{"openwop-core-standard"}},
 		{[]string{"core.x"}, []string{"openwop-discovery-core", "openwop-core-standard"}}, // substring arm
 		{[]string{"sandbox.exec"}, nil},
+		// The empty family is in every id (String.prototype.includes("") is true):
+		// an obligation with no family denies every profile, never none.
+		{[]string{""}, ids},
+		{[]string{".egress-guard"}, ids},
+		{[]string{"sandbox.exec", ".x"}, ids},
 	} {
 		if got := reg.RelaxedBy(tc.obligations, ids); !slices.Equal(got, tc.want) {
 			t.Errorf("%v: %v, want %v", tc.obligations, got, tc.want)
@@ -62,6 +67,9 @@ func TestRelaxedBy(t *testing.T) {
 	var none *profiles.Registry
 	if got := none.RelaxedBy([]string{"webhooks.x"}, ids); !slices.Equal(got, []string{"openwop-webhooks-legacy"}) {
 		t.Errorf("nil registry: %v", got)
+	}
+	if got := none.RelaxedBy([]string{".x"}, ids); !slices.Equal(got, ids) {
+		t.Errorf("nil registry, empty family: %v", got)
 	}
 }
 

@@ -332,3 +332,46 @@ func TestLargestCorpusReportInChromium(t *testing.T) {
 		t.Errorf("%d visible rows, want %d", visible, s.Totals.ExecutedFail)
 	}
 }
+
+// left is the left edge, in CSS pixels, of the first occurrence of needle in the
+// text under the element sel (-1 when absent); with char, of needle's first
+// character only.
+func (p *page) left(sel, needle string, char bool) float64 {
+	p.t.Helper()
+	return get(p, chromedp.Evaluate[float64](fmt.Sprintf(`((sel, needle, char) => {
+		const w = document.createTreeWalker(document.querySelector(sel), NodeFilter.SHOW_TEXT);
+		for (let n = w.nextNode(); n; n = w.nextNode()) {
+			const i = n.data.indexOf(needle);
+			if (i < 0) continue;
+			const r = document.createRange();
+			r.setStart(n, i);
+			r.setEnd(n, char ? i + 1 : i + needle.length);
+			return r.getBoundingClientRect().left;
+		}
+		return -1;
+	})(%q, %q, %v)`, sel, needle, char)))
+}
+
+// TestReportBidiInChromium: a host name in a right-to-left script, or one
+// carrying U+202E (RIGHT-TO-LEFT OVERRIDE), cannot reorder certcut's text beside
+// it — the suite version and the build id in a bundle's label read left to right,
+// in order, after the host name.
+func TestReportBidiInChromium(t *testing.T) {
+	hebrew := review(t, "rtl.json", bidiBundle("שלום"), true)
+	override := review(t, "rlo.json", bidiBundle("evil\u202e"), true)
+	page := openReport(t, []byte(report(t, hebrew, override)))
+	defer page.clean()
+	for i, host := range []string{"שלום", "evil"} {
+		sel := fmt.Sprintf("nav li:nth-child(%d) a", i+1)
+		h, s, b := page.left(sel, host, false), page.left(sel, "2.45.30", false), page.left(sel, "0123456789ab", false)
+		if h < 0 || s < 0 || b < 0 {
+			t.Fatalf("%s: host %v, suite %v, build %v: not all shown", sel, h, s, b)
+		}
+		if !(h < s && s < b) {
+			t.Errorf("%s (host %q): host at %v, suite at %v, build at %v: not in reading order", sel, host, h, s, b)
+		}
+		if first, last := page.left(sel, "0", true), page.left(sel, "b", true); !(first < last) {
+			t.Errorf("%s (host %q): the build id reads backwards (0 at %v, b at %v)", sel, host, first, last)
+		}
+	}
+}

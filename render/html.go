@@ -25,8 +25,15 @@ var reportCSS string
 var reportJS string
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"keyLine":   KeyLine,
-	"rungLine":  RungLine,
+	"keyParts":  KeyParts,
+	"rungParts": RungParts,
+	"iso":       isoHTML,
+	"isoText":   Isolate,
+	"val":       valueHTML,
+	"tag":       tagHTML,
+	"parts":     partsHTML,
+	"label":     labelHTML,
+	"partsText": partsText,
 	"meaning":   VerdictMeaning,
 	"withdrawn": Withdrawn,
 	"lower":     func(o verify.Outcome) string { return strings.ToLower(string(o)) },
@@ -48,7 +55,11 @@ const ChartWidth = 600
 // filterable table of every row, and, for several bundles, a requirement × host
 // matrix. The page loads nothing: its CSS and script are inline and allowed by a
 // Content-Security-Policy that names their SHA-256 and forbids everything else.
-// All text from bundles goes through html/template, so it is always escaped.
+// All text from bundles goes through html/template, so it is always escaped, and
+// is isolated for bidirectional text (<bdi>, or FSI…PDI where an element cannot
+// go), so a host name in a right-to-left script or with U+202E cannot reorder
+// the text around it. Unsigned values (bundle.IsUnsigned) are greyed and tagged
+// "unsigned", with a legend at the top of the page.
 func WriteHTML(w io.Writer, reviews []*Review, opts HTMLOptions) error {
 	data := pageData{
 		Generator: opts.Generator,
@@ -119,7 +130,7 @@ type bundleView struct {
 	*Review
 	Index    int
 	Anchor   string
-	Label    string
+	Label    []Part
 	Segments []svgSegment
 }
 
@@ -137,7 +148,7 @@ type rowView struct {
 // matrix is the requirement × host table: one row per requirement id found in any
 // bundle, one column per bundle.
 type matrix struct {
-	Columns []string
+	Columns [][]Part
 	Rows    []matrixRow
 	Differ  int
 }
@@ -195,11 +206,82 @@ func buildMatrix(reviews []*Review) *matrix {
 }
 
 // columnLabel names a bundle in the matrix: host, suite version and a short build.
-func columnLabel(r *Review) string {
+func columnLabel(r *Review) []Part {
 	s := r.Verdict.Summary
 	id := s.Build.ID
 	if len(id) > 12 {
 		id = id[:12]
 	}
-	return fmt.Sprintf("%s %s (%s)", orUnnamed(s.Host), s.Suite, id)
+	host := Part{Text: "(unnamed host)"}
+	if s.Host != "" {
+		host = Part{Text: s.Host, Member: "host.name"}
+	}
+	return []Part{host, {Text: " "}, {Text: s.Suite, Member: "suite.version"}, {Text: " ("}, {Text: id, Member: "host.build"}, {Text: ")"}}
+}
+
+// isoHTML is s escaped and isolated: <bdi>s</bdi>, with s's own bidirectional
+// controls shown (BidiNeutral) so that none can end the isolate early.
+func isoHTML(s string) template.HTML {
+	return template.HTML("<bdi>" + template.HTMLEscapeString(BidiNeutral(s)) + "</bdi>")
+}
+
+// valueHTML is isoHTML for the value of a bundle member; an unsigned one is
+// greyed (class "unsigned") and names its member in a tooltip.
+func valueHTML(member, s string) template.HTML {
+	if !bundle.IsUnsigned(member) {
+		return isoHTML(s)
+	}
+	return template.HTML(`<bdi class="unsigned" title="unsigned: ` + template.HTMLEscapeString(member) + `">` +
+		template.HTMLEscapeString(BidiNeutral(s)) + "</bdi>")
+}
+
+// tagHTML is the "unsigned" tag when any of the members is unsigned.
+func tagHTML(members ...string) template.HTML {
+	var un []string
+	for _, m := range members {
+		if bundle.IsUnsigned(m) {
+			un = append(un, m)
+		}
+	}
+	if len(un) == 0 {
+		return ""
+	}
+	return template.HTML(` <span class="tag" title="unsigned: ` + template.HTMLEscapeString(strings.Join(un, ", ")) + `">unsigned</span>`)
+}
+
+// partsHTML renders a line's parts: certcut's own text escaped, bundle values
+// through valueHTML, each unsigned one followed by its tag.
+func partsHTML(ps []Part) template.HTML { return joinHTML(ps, true) }
+
+// labelHTML is partsHTML without the tags (unsigned values are still greyed),
+// for the short bundle labels of the navigation and the matrix.
+func labelHTML(ps []Part) template.HTML { return joinHTML(ps, false) }
+
+func joinHTML(ps []Part, tags bool) template.HTML {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Member == "" {
+			b.WriteString(template.HTMLEscapeString(p.Text))
+			continue
+		}
+		b.WriteString(string(valueHTML(p.Member, p.Text)))
+		if tags {
+			b.WriteString(string(tagHTML(p.Member)))
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// partsText renders a line's parts as plain text, each bundle value isolated
+// (Isolate), for an attribute or an <option>.
+func partsText(ps []Part) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Member == "" {
+			b.WriteString(p.Text)
+		} else {
+			b.WriteString(Isolate(p.Text))
+		}
+	}
+	return b.String()
 }

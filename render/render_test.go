@@ -124,14 +124,14 @@ func TestReviewOfTamperedBundle(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
-		"test-host 1.0.0 · certcut tests\n",
+		"test-host 1.0.0 · certcut tests (unsigned)\n",
 		"  verdict     REJECTED — 1 problem(s)\n",
 		"  build       commit 0123456789abcdef0123456789abcdef01234567\n",
-		"  key         test-host-1 · SHA256:",
+		"  key         test-host-1 (unsigned) · SHA256:",
 		"  totals      21 rows · 63 assertions\n",
 		"              ████████████████████████████████████████████████··\n",
-		"  profiles    ✓ openwop-discovery-core  self · 3 witnesses · certified\n",
-		"              ✗ openwop-core-standard   self · 5 witnesses · withdrawn by relaxed-profile-certified\n",
+		"  profiles    ✓ openwop-discovery-core  self · 3 witnesses (unsigned) · certified\n",
+		"              ✗ openwop-core-standard   self · 5 witnesses (unsigned) · withdrawn by relaxed-profile-certified\n",
 		"  relaxations webhooks.egress-guard (session): loopback lane\n",
 		"  rung        durable-single-instance · re-derived from the signed rows\n",
 		"REJECTED — 1 problem(s):\n  [relaxed-profile-certified] (openwop-core-standard)",
@@ -230,7 +230,7 @@ func TestCorpusReview(t *testing.T) {
 	}
 	var out bytes.Buffer
 	render.WriteText(&out, r, render.TextOptions{})
-	if !strings.Contains(out.String(), "  origin      https://api.openwop.dev · not listed in host-tiers.json: unknown, never qualifies\n") {
+	if !strings.Contains(out.String(), "  origin      https://api.openwop.dev (unsigned) · not listed in host-tiers.json: unknown, never qualifies\n") {
 		t.Errorf("origin line missing:\n%s", out.String()[:800])
 	}
 }

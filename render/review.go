@@ -35,6 +35,20 @@ type Review struct {
 	NonPass []Group `json:"nonPass"`
 	// Rows are all rows in file order (for the HTML report's table).
 	Rows []Row `json:"-"`
+	// Unsigned names the bundle members this review shows whose values nothing
+	// binds (bundle.IsUnsigned over ShownMembers): show marks them "(unsigned)",
+	// the report greys and tags them.
+	Unsigned []string `json:"unsigned"`
+}
+
+// ShownMembers are the bundle members a review shows, as bundle.Bindings paths:
+// the header facts, the profiles, the relaxations, the rung and the rows.
+var ShownMembers = []string{
+	"host.name", "host.version", "host.vendor", "host.build", "suite.name", "suite.version",
+	"suite.targetMajor", "generatedAt", "discovery.url", "discovery.sha256", "signature.keyId",
+	"witnessSha256", "results.totals", "assertionCount", "claimedProfiles[].id",
+	"claimedProfiles[].evidenceTier", "claimedProfiles[].witnessCount",
+	"claimedProfiles[].certified", "host.relaxations", "durability.rung", "results.requirements",
 }
 
 // Profile is one claimed profile and the verifier's decision on it.
@@ -65,8 +79,10 @@ type Group struct {
 	Rows   []Row  `json:"rows"`
 }
 
-// Row is one ledger row as shown: Reason is the row's detail, or the reason
-// detail.nonPass gives for its id, or "".
+// Row is one ledger row as shown. Reason is the row's own detail, which the
+// signature covers (through witnessSha256), or "". The reason detail.nonPass
+// repeats for a row is never shown: that list is outside the signature and
+// nothing checks it against the rows, so it could say anything.
 type Row struct {
 	ID         string `json:"id"`
 	Scenario   string `json:"scenario"`
@@ -82,7 +98,12 @@ var NonPassOrder = []string{bundle.ExecutedFail, bundle.Blocked, bundle.Skipped,
 func NewReview(file string, b *bundle.Bundle, v *verify.Verdict, tf *tiers.File) *Review {
 	r := &Review{
 		File: file, Verdict: v, SuiteName: b.Suite.Name,
-		Profiles: []Profile{}, Relaxations: []bundle.Relaxation{}, NonPass: []Group{},
+		Profiles: []Profile{}, Relaxations: []bundle.Relaxation{}, NonPass: []Group{}, Unsigned: []string{},
+	}
+	for _, m := range ShownMembers {
+		if bundle.IsUnsigned(m) {
+			r.Unsigned = append(r.Unsigned, m)
+		}
 	}
 	if tf != nil {
 		if m, err := tf.Lookup(b.Discovery.URL); err != nil {
@@ -114,20 +135,9 @@ func NewReview(file string, b *bundle.Bundle, v *verify.Verdict, tf *tiers.File)
 	r.Rung.Derivable, _ = bundle.DeriveRung(b.Results.Requirements)
 	r.Rung.Rejected = v.HasRejection(verify.KindRungNotDerivable)
 
-	reasons := map[string]string{}
-	if b.Detail != nil {
-		for _, np := range b.Detail.NonPass {
-			if _, seen := reasons[np.ID]; !seen {
-				reasons[np.ID] = np.Reason
-			}
-		}
-	}
 	groups := map[string][]Row{}
 	for _, row := range b.Results.Requirements {
 		rr := Row{ID: row.ID, Scenario: row.Scenario, Result: row.Result, Assertions: row.Assertions, Reason: row.DetailText()}
-		if rr.Reason == "" && row.Result != bundle.ExecutedPass {
-			rr.Reason = reasons[row.ID]
-		}
 		r.Rows = append(r.Rows, rr)
 		if row.Result != bundle.ExecutedPass {
 			groups[row.Result] = append(groups[row.Result], rr)

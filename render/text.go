@@ -108,16 +108,60 @@ func Bar(t bundle.Totals, width int) []Segment {
 	return segs
 }
 
-type painter struct{ color bool }
+// painter colours text for a terminal, and marks unsigned values.
+type painter struct {
+	color bool
+	// marked records that an unsigned mark was written (so the legend is due).
+	marked bool
+}
 
-func (p painter) paint(code, s string) string {
+// UnsignedMark follows, in text output, a value that nothing binds
+// (bundle.IsUnsigned): the minter's claim.
+const UnsignedMark = "(unsigned)"
+
+// UnsignedLegend explains UnsignedMark to a reader.
+const UnsignedLegend = UnsignedMark + " marks the minter's claims: outside the signature and not re-derived, so anyone can edit them without breaking a check"
+
+// unsigned returns " (unsigned)" when every member named is unsigned, " (unsigned:
+// a, b)" when only some are, and "" when none is. bundle.Bindings decides.
+func (p *painter) unsigned(members ...string) string {
+	var un []string
+	for _, m := range members {
+		if bundle.IsUnsigned(m) {
+			un = append(un, m)
+		}
+	}
+	if len(un) == 0 {
+		return ""
+	}
+	p.marked = true
+	if len(un) == len(members) {
+		return " " + p.paint("33", UnsignedMark)
+	}
+	return " " + p.paint("33", "(unsigned: "+strings.Join(un, ", ")+")")
+}
+
+// parts joins the parts of a line, each Inline, with the unsigned mark after a
+// part taken from an unsigned member.
+func (p *painter) parts(ps []Part) string {
+	var b strings.Builder
+	for _, x := range ps {
+		b.WriteString(Inline(x.Text))
+		if x.Member != "" {
+			b.WriteString(p.unsigned(x.Member))
+		}
+	}
+	return b.String()
+}
+
+func (p *painter) paint(code, s string) string {
 	if !p.color || code == "" {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (p painter) bold(s string) string { return p.paint("1", s) }
+func (p *painter) bold(s string) string { return p.paint("1", s) }
 
 // verdictColor is green for VERIFIED, yellow for COHERENT, red otherwise.
 func verdictColor(o verify.Outcome) string {
@@ -135,7 +179,7 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 	if opts.BarWidth <= 0 {
 		opts.BarWidth = 50
 	}
-	p := painter{opts.Color}
+	p := &painter{color: opts.Color}
 	v, s := r.Verdict, r.Verdict.Summary
 	var b strings.Builder
 	line := func(label, format string, args ...any) {
@@ -145,32 +189,35 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		fmt.Fprintf(&b, "  %-12s%s\n", "", fmt.Sprintf(format, args...))
 	}
 
-	title := orUnnamed(s.Host)
+	title := Inline(orUnnamed(s.Host))
 	if s.HostVersion != "" {
-		title += " " + s.HostVersion
+		title += " " + Inline(s.HostVersion)
 	}
 	if s.Vendor != "" {
-		title += " · " + s.Vendor
+		title += " · " + Inline(s.Vendor)
 	}
-	b.WriteString(p.bold(safe(title)) + "\n")
+	b.WriteString(p.bold(title) + p.unsigned("host.name", "host.version", "host.vendor") + "\n")
 	line("verdict", "%s", p.paint(verdictColor(v.Outcome), string(v.Outcome))+" — "+VerdictMeaning(v))
-	line("file", "%s", safe(r.File))
-	line("build", "%s %s", safe(orDash(s.Build.Kind)), safe(orDash(s.Build.ID)))
-	line("suite", "%s %s · target major %d · generated %s", safe(orDash(r.SuiteName)), safe(orDash(s.Suite)), s.TargetMajor, safe(orDash(s.GeneratedAt)))
-	line("discovery", "%s", safe(orDash(s.DiscoveryURL))+documentNote(s))
+	line("file", "%s", Inline(r.File))
+	line("build", "%s %s%s", Inline(orDash(s.Build.Kind)), Inline(orDash(s.Build.ID)), p.unsigned("host.build"))
+	line("suite", "%s %s%s · target major %d%s · generated %s%s",
+		Inline(orDash(r.SuiteName)), Inline(orDash(s.Suite)), p.unsigned("suite.version"),
+		s.TargetMajor, p.unsigned("suite.targetMajor"),
+		Inline(orDash(s.GeneratedAt)), p.unsigned("generatedAt"))
+	line("discovery", "%s%s%s", Inline(orDash(s.DiscoveryURL)), p.unsigned("discovery.url"), documentNote(s))
 	switch {
 	case r.Tier != nil:
-		tier := safe(r.Tier.String())
+		tier := Inline(r.Tier.String())
 		if r.Tier.Listed {
 			tier = p.bold(tier)
 		} else {
 			tier = p.paint("33", tier)
 		}
-		line("origin", "%s · %s", r.Tier.Origin, tier)
+		line("origin", "%s%s · %s", Inline(r.Tier.Origin), p.unsigned("discovery.url"), tier)
 	case r.TierError != "":
-		line("origin", "%s", p.paint("33", "no origin: "+safe(r.TierError)))
+		line("origin", "%s", p.paint("33", "no origin: "+Inline(r.TierError)))
 	}
-	line("key", "%s", safe(KeyLine(v)))
+	line("key", "%s", p.parts(KeyParts(v)))
 
 	t := s.Totals
 	line("totals", "%d rows · %d assertions", s.Rows, s.AssertionCount)
@@ -204,7 +251,7 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		mark, state := p.paint("32", "✓"), "certified"
 		switch {
 		case pr.Claimed && !pr.Certified:
-			mark, state = p.paint("31", "✗"), safe(Withdrawn(pr))
+			mark, state = p.paint("31", "✗"), Inline(Withdrawn(pr))
 		case !pr.Claimed:
 			mark, state = p.paint("90", "–"), "claimed, not certified by the bundle"
 		}
@@ -212,7 +259,8 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		if pr.WitnessCount == 1 {
 			witnesses = "witness"
 		}
-		fmt.Fprintf(&b, "  %-12s%s %-*s  %s · %d %s · %s\n", label, mark, idWidth, safe(pr.ID), safe(pr.EvidenceTier), pr.WitnessCount, witnesses, state)
+		fmt.Fprintf(&b, "  %-12s%s %-*s  %s · %d %s%s · %s\n", label, mark, idWidth, Inline(pr.ID), Inline(pr.EvidenceTier), pr.WitnessCount, witnesses,
+			p.unsigned("claimedProfiles[].evidenceTier", "claimedProfiles[].witnessCount"), state)
 	}
 	if len(r.Relaxations) == 0 {
 		line("relaxations", "none declared")
@@ -222,14 +270,17 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		if i == 0 {
 			label = "relaxations"
 		}
-		fmt.Fprintf(&b, "  %-12s%s (%s): %s\n", label, safe(rl.Obligation), safe(rl.Durability), safe(rl.Reason))
+		fmt.Fprintf(&b, "  %-12s%s (%s): %s\n", label, Inline(rl.Obligation), Inline(rl.Durability), Inline(rl.Reason))
 	}
-	line("rung", "%s", safe(RungLine(r.Rung)))
+	line("rung", "%s", p.parts(RungParts(r.Rung)))
 	if len(v.OptedOut) > 0 {
-		line("opted out", "%s", safe(strings.Join(v.OptedOut, ", ")))
+		line("opted out", "%s", Inline(strings.Join(v.OptedOut, ", ")))
 	}
 	for _, n := range v.Notes {
-		line("note", "%s", safe(n))
+		line("note", "%s", Inline(n))
+	}
+	if p.marked {
+		line("unsigned", "%s", UnsignedLegend)
 	}
 
 	switch v.Outcome {
@@ -237,29 +288,29 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		fmt.Fprintf(&b, "\n%s\n", p.paint(verdictColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", len(v.Rejections))))
 		for _, rj := range v.Rejections {
 			if rj.Profile != "" {
-				fmt.Fprintf(&b, "  [%s] (%s) %s\n", rj.Kind, safe(rj.Profile), safe(rj.Detail))
+				fmt.Fprintf(&b, "  [%s] (%s) %s\n", rj.Kind, Inline(rj.Profile), Inline(rj.Detail))
 			} else {
-				fmt.Fprintf(&b, "  [%s] %s\n", rj.Kind, safe(rj.Detail))
+				fmt.Fprintf(&b, "  [%s] %s\n", rj.Kind, Inline(rj.Detail))
 			}
 		}
 	case verify.Coherent:
 		fmt.Fprintf(&b, "\n%s\n", p.paint(verdictColor(v.Outcome), "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"))
 		for _, u := range v.Unverified {
-			fmt.Fprintf(&b, "  · %s\n", safe(u))
+			fmt.Fprintf(&b, "  · %s\n", Inline(u))
 		}
 	}
 
 	for _, g := range r.NonPass {
 		m := MarkOf(g.Result)
-		fmt.Fprintf(&b, "\n%s\n", p.paint(m.ANSI, fmt.Sprintf("%s %s (%d)", m.Glyph, safe(g.Result), len(g.Rows))))
+		fmt.Fprintf(&b, "\n%s\n", p.paint(m.ANSI, fmt.Sprintf("%s %s (%d)", m.Glyph, Inline(g.Result), len(g.Rows))))
 		for _, row := range g.Rows {
-			fmt.Fprintf(&b, "  %s  %s\n", safe(row.ID), p.paint("90", safe(row.Scenario)))
-			reason := row.Reason
-			if TrimReason(reason) == "" {
-				reason = p.paint("31", "(no reason given)")
+			fmt.Fprintf(&b, "  %s  %s\n", Inline(row.ID), p.paint("90", Inline(row.Scenario)))
+			if TrimReason(row.Reason) == "" {
+				fmt.Fprintf(&b, "      %s\n", p.paint("31", "(no reason given)"))
+				continue
 			}
-			for _, l := range strings.Split(reason, "\n") {
-				fmt.Fprintf(&b, "      %s\n", safe(l))
+			for _, l := range Lines(row.Reason) {
+				fmt.Fprintf(&b, "      %s\n", l)
 			}
 		}
 	}
@@ -293,10 +344,33 @@ func VerdictMeaning(v *verify.Verdict) string {
 	return string(v.Outcome)
 }
 
+// A Part is a piece of a line: text certcut wrote (Member ""), or a value taken
+// from the bundle member Member (a bundle.Bindings path). Renderers escape,
+// isolate and mark each part by where it came from.
+type Part struct {
+	Text   string
+	Member string
+}
+
+// JoinParts is the plain text of a line's parts.
+func JoinParts(ps []Part) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
 // KeyLine says which key the host signature was checked under and where it came
 // from, or, without a trusted key, what the bundle's own document says.
-func KeyLine(v *verify.Verdict) string {
-	signedBy := orDash(v.Summary.SignatureKeyID)
+func KeyLine(v *verify.Verdict) string { return JoinParts(KeyParts(v)) }
+
+// KeyParts is KeyLine in parts: the key id is the bundle's signature.keyId.
+func KeyParts(v *verify.Verdict) []Part {
+	signedBy := Part{Text: "-"}
+	if id := v.Summary.SignatureKeyID; id != "" {
+		signedBy = Part{Text: id, Member: "signature.keyId"}
+	}
 	if k := v.HostKey; k != nil {
 		where := k.Source
 		if k.Origin != "" {
@@ -306,23 +380,28 @@ func KeyLine(v *verify.Verdict) string {
 		if !v.SignatureVerified {
 			state = "signature does NOT verify"
 		}
-		return fmt.Sprintf("%s · %s from %s · %s", signedBy, k.Fingerprint, where, state)
+		return []Part{signedBy, {Text: fmt.Sprintf(" · %s from %s · %s", k.Fingerprint, where, state)}}
 	}
 	sp := v.SelfPublished
-	return fmt.Sprintf("%s · none trusted (give --host-key) · self-published, not trusted: %s", signedBy, orDash(string(sp.Outcome)))
+	return []Part{signedBy, {Text: " · none trusted (give --host-key) · self-published, not trusted: " + orDash(string(sp.Outcome))}}
 }
 
 // RungLine words the durability rung claim and what the rows support.
-func RungLine(r Rung) string {
+func RungLine(r Rung) string { return JoinParts(RungParts(r)) }
+
+// RungParts is RungLine in parts: the claimed rung is the bundle's
+// durability.rung.
+func RungParts(r Rung) []Part {
+	claimed := Part{Text: r.Claimed, Member: "durability.rung"}
 	switch {
 	case r.Claimed != "" && r.Rejected:
-		return r.Claimed + " claimed · NOT derivable from the signed rows (rung-not-derivable)"
+		return []Part{claimed, {Text: " claimed · NOT derivable from the signed rows (rung-not-derivable)"}}
 	case r.Claimed != "":
-		return r.Claimed + " · re-derived from the signed rows"
+		return []Part{claimed, {Text: " · re-derived from the signed rows"}}
 	case r.Derivable != "":
-		return "none claimed (the signed rows would support " + r.Derivable + ")"
+		return []Part{{Text: "none claimed (the signed rows would support " + r.Derivable + ")"}}
 	}
-	return "none claimed"
+	return []Part{{Text: "none claimed"}}
 }
 
 // TrimReason trims a reason as the verifier's reason-missing rule does.
@@ -333,34 +412,6 @@ func documentNote(s verify.Summary) string {
 		return " (no document embedded)"
 	}
 	return ""
-}
-
-// safe makes text from a bundle harmless on a terminal: control characters (ESC
-// among them), C1 controls and the bidirectional overrides that could reorder
-// what a reviewer reads are shown as \u{XXXX} instead of acting.
-func safe(s string) string {
-	if !strings.ContainsFunc(s, unsafeRune) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeRune(r) {
-			fmt.Fprintf(&b, "\\u{%04X}", r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20 && r != '\t', r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
 }
 
 func orDash(s string) string {

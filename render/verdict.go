@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -16,15 +17,19 @@ const (
 
 // WriteVerdict prints `bundle verify`'s view of one verdict: the five header lines of
 // the reference CLI (bundle, host, suite, totals, certified), the key the signature
-// was checked under and where it came from, notes, then the verdict line and its
-// reasons. cli names this program's version. Text from the bundle is made
-// terminal-safe.
+// was checked under and where it came from, the unsigned claims, notes, then the
+// verdict line and its reasons. cli names this program's version. Text from the
+// bundle is made terminal-safe.
+//
+// The header lines keep the reference layout, so a script that reads them still
+// can; certcut only appends to the host line that host.name is unsigned (the build
+// beside it is signed).
 func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error {
 	sw := SafeWriter(w)
 	s := v.Summary
 	t := s.Totals
 	fmt.Fprintf(sw, "bundle:    %s\n", file)
-	fmt.Fprintf(sw, "host:      %s build %s:%s\n", s.Host, s.Build.Kind, prefix(s.Build.ID, 12))
+	fmt.Fprintf(sw, "host:      %s build %s:%s (host.name unsigned)\n", s.Host, s.Build.Kind, prefix(s.Build.ID, 12))
 	fmt.Fprintf(sw, "suite:     %s (this CLI is certcut %s)\n", s.Suite, cli)
 	fmt.Fprintf(sw, "totals:    executedPass=%d executedFail=%d blocked=%d inapplicable=%d skipped=%d\n",
 		t.ExecutedPass, t.ExecutedFail, t.Blocked, t.Inapplicable, t.Skipped)
@@ -33,7 +38,10 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 		certified = strings.Join(v.CertifiedProfiles, ", ")
 	}
 	fmt.Fprintf(sw, "certified: %s\n", certified)
-	fmt.Fprintf(sw, "key:       %s\n", KeyLine(v))
+	fmt.Fprintf(sw, "key:       %s\n", verdictKeyLine(v))
+	if u := UnsignedLine(v); u != "" {
+		fmt.Fprintf(sw, "unsigned:  %s\n", u)
+	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(sw, "note:      %s\n", n)
 	}
@@ -46,7 +54,7 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 			fmt.Fprintf(sw, "  · %s\n", r)
 		}
 	case verify.Rejected:
-		fmt.Fprintf(sw, "REJECTED — %d problem(s):\n", len(v.Rejections))
+		fmt.Fprintf(sw, "REJECTED — %d problem(s):\n", v.ProblemCount())
 		for _, r := range v.Rejections {
 			if r.Profile != "" {
 				fmt.Fprintf(sw, "  [%s] (%s) %s\n", r.Kind, r.Profile, r.Detail)
@@ -56,6 +64,67 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 		}
 	}
 	return sw.(*safeWriter).err
+}
+
+// verdictKeyLine is KeyLine, except that without a trusted key it says why — which
+// keys were given and that none is named like the bundle's key, or that the
+// keyring revokes it — instead of asking for a key that may have been given.
+func verdictKeyLine(v *verify.Verdict) string {
+	if v.HostKey != nil {
+		line := KeyLine(v)
+		if v.HostKey.Match == verify.MatchLoneKey {
+			line += " (the only --host-key given)"
+		}
+		return line
+	}
+	signedBy := orDash(v.Summary.SignatureKeyID)
+	trusted := "none trusted: " + orDash(v.NoTrustedKey)
+	if r := v.RevokedKey; r != nil {
+		trusted = fmt.Sprintf("%s revoked in keyring %s since %s, not used", r.Fingerprint, r.Keyring, r.RevokedAt)
+	}
+	return fmt.Sprintf("%s · %s · self-published, not trusted: %s", signedBy, trusted, orDash(string(v.SelfPublished.Outcome)))
+}
+
+// unsignedShown are the unsigned claims the verify text lists on its unsigned:
+// line, with their labels; the JSON verdict has them all (Verdict.Unsigned).
+var unsignedShown = []struct{ member, label string }{
+	{"generatedAt", "generatedAt"},
+	{"host.version", "host.version"},
+	{"host.vendor", "host.vendor"},
+	{"discovery.url", "discovery.url"},
+	{"claimedProfiles[].evidenceTier", "evidenceTier"},
+}
+
+// UnsignedLine lists, for people, the unsigned claims a reader is most likely to
+// take for facts: "generatedAt 2026-… · host.version 1.0.0 · … · evidenceTier self".
+// host.name is marked on the host line. Repeated evidence tiers are listed once.
+func UnsignedLine(v *verify.Verdict) string {
+	var parts []string
+	for _, u := range unsignedShown {
+		raw, ok := v.Unsigned[u.member]
+		if !ok {
+			continue
+		}
+		var s string
+		var list []string
+		switch {
+		case json.Unmarshal(raw, &s) == nil:
+			parts = append(parts, u.label+" "+s)
+		case json.Unmarshal(raw, &list) == nil:
+			var distinct []string
+			seen := map[string]bool{}
+			for _, item := range list {
+				if !seen[item] {
+					seen[item] = true
+					distinct = append(distinct, item)
+				}
+			}
+			parts = append(parts, u.label+" "+strings.Join(distinct, ","))
+		default:
+			parts = append(parts, u.label+" "+string(raw))
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func prefix(s string, n int) string {

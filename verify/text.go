@@ -101,3 +101,12 @@ func after(a, b string) bool {
 	tb, errB := time.Parse(time.RFC3339Nano, b)
 	return errA == nil && errB == nil && ta.After(tb)
 }
+
+// jsonStrings writes a list of strings as a JSON array, for messages.
+func jsonStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}

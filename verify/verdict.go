@@ -7,12 +7,18 @@
 // (conformance/src/lib/certification-bundle-v3.ts), restated in docs/verify.md.
 package verify
 
-import "github.com/certcut/certcut/bundle"
+import (
+	"encoding/json"
+
+	"github.com/certcut/certcut/bundle"
+)
 
 // Kind names one rejection rule.
 type Kind string
 
-// Rejection kinds, in the order the verifier checks them.
+// Rejection kinds, in the order the verifier checks them. schema,
+// discovery-versions-mismatch and certified-not-witnessed are certcut's own; the
+// others are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -36,9 +42,21 @@ const (
 	KindRelaxedProfileCertified      Kind = "relaxed-profile-certified"
 	KindBlockedCertified             Kind = "blocked-certified"
 	KindDiscoveryDigest              Kind = "discovery-digest"
+	KindDiscoveryVersionsMismatch    Kind = "discovery-versions-mismatch" // certcut's own
 	KindOptedOutButAdvertised        Kind = "opted-out-but-advertised"
 	KindProfileNotDerivable          Kind = "profile-not-derivable"
+	KindCertifiedNotWitnessed        Kind = "certified-not-witnessed" // certcut's own
 )
+
+// ProfileScoped reports whether rejections of the kind name the profile they
+// withdraw (every other kind withdraws all profiles).
+func (k Kind) ProfileScoped() bool {
+	switch k {
+	case KindUndeclaredRelaxationObserved, KindRelaxedProfileCertified, KindProfileNotDerivable, KindCertifiedNotWitnessed:
+		return true
+	}
+	return false
+}
 
 // Rejection is one problem found. A rejection with a Profile withdraws only that
 // profile from the certified list; one without withdraws all of them.
@@ -49,6 +67,9 @@ type Rejection struct {
 	// Pointer is the JSON pointer (RFC 6901) of the member a schema rejection is
 	// about ("" is the whole document); empty for the other kinds.
 	Pointer string `json:"pointer,omitempty"`
+	// Omitted, when non-zero, says this rejection stands for that many more of its
+	// kind that are not listed (Verdict.OmittedRejections); it names no profile.
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // Outcome is the overall judgement.
@@ -123,10 +144,15 @@ type KeyUse struct {
 	Fingerprint string `json:"fingerprint"`
 	RetiredAt   string `json:"retiredAt,omitempty"`
 	NotBefore   string `json:"notBefore,omitempty"`
+	// Match says how the key was chosen: "key-id" (a supplied key named like the
+	// bundle's key id), "keyring" (the keyring pins the key id) or "lone-key" (the
+	// only key given, whatever its id: Options.UnsafeLoneKeyAnyKeyID).
+	Match string `json:"match"`
 }
 
-// KeyRevocation says that the trusted key chosen for the host signature is revoked
-// in the keyring, so it was not used: a revoked key never verifies.
+// KeyRevocation says that the trusted key chosen for the host (or verifier)
+// signature is revoked in the keyring, so it was not used: a revoked key never
+// verifies.
 type KeyRevocation struct {
 	KeyID       string `json:"keyId"`
 	Fingerprint string `json:"fingerprint"`
@@ -163,8 +189,12 @@ type Summary struct {
 // Verdict is the judgement of one bundle.
 type Verdict struct {
 	Outcome Outcome `json:"verdict"`
-	// Rejections lists every problem found, in rule order.
+	// Rejections lists the problems found, in rule order: at most
+	// MaxRejectionsPerKind of each kind, then one rejection of that kind counting
+	// the rest (see OmittedRejections).
 	Rejections []Rejection `json:"rejections"`
+	// OmittedRejections counts the rejections found but not listed.
+	OmittedRejections int `json:"omittedRejections"`
 	// Unverified lists, for a COHERENT bundle, why it is not VERIFIED.
 	Unverified []string `json:"notIndependentlyVerified"`
 	// Notes are facts worth a reviewer's attention that do not change the verdict.
@@ -181,17 +211,46 @@ type Verdict struct {
 	// RevokedKey is set when the keyring revokes the key the host signature would
 	// have been checked under; the signature was then not checked.
 	RevokedKey *KeyRevocation `json:"revokedKey"`
+	// NoTrustedKey says, when no trusted key was chosen for signature.keyId (and
+	// none revoked), why: which keys were given and that none is named so.
+	NoTrustedKey string `json:"noTrustedKey,omitempty"`
 	// VerifierKey is the trusted key the verifier signature was checked under, if any.
 	VerifierKey *KeyUse `json:"verifierKey"`
+	// RevokedVerifierKey is set when the keyring revokes the key the verifier
+	// signature would have been checked under; it was then not checked.
+	RevokedVerifierKey *KeyRevocation `json:"revokedVerifierKey"`
 	// SelfPublished resolves signature.keyId in the bundle's own discovery document.
 	// It is reported, never trusted: a bundle can publish any key it likes.
 	SelfPublished Attribution `json:"selfPublished"`
+
+	// Unsigned lists the claims the bundle makes that no signature covers and this
+	// verdict did not re-derive: each member bundle.Bindings calls unsigned that the
+	// bundle carries, keyed by its path, with its value as the bundle gives it (for a
+	// path with "[]", an array of every element's value; for detail.nonPass, the
+	// number of its entries). discovery.protocolVersions and preferredVersion are
+	// left out when they were checked against the signed discovery document.
+	Unsigned map[string]json.RawMessage `json:"unsigned"`
 
 	// Recomputed digests, for comparison with the stored ones.
 	WitnessRecomputed   string `json:"witnessRecomputed"`
 	DiscoveryRecomputed string `json:"discoveryRecomputed,omitempty"`
 
 	Summary Summary `json:"bundle"`
+}
+
+// ProblemCount is the number of problems found: the rejections listed, less the
+// ones that only count the rest, plus the ones left out.
+func (v *Verdict) ProblemCount() int {
+	if v.OmittedRejections == 0 {
+		return len(v.Rejections)
+	}
+	summaries := 0
+	for _, r := range v.Rejections {
+		if r.Omitted > 0 {
+			summaries++
+		}
+	}
+	return len(v.Rejections) - summaries + v.OmittedRejections
 }
 
 // ExitCode is the verdict's exit code (0, 1 or 2).

@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -16,19 +18,46 @@ import (
 // registry to derive profiles with. The zero Options checks everything it can
 // without trust: the result is at best COHERENT.
 type Options struct {
-	// HostKeys are the keys the caller trusts for host signatures; the key for a
-	// bundle is chosen by keys.Set.Select.
+	// HostKeys are the keys the caller trusts for host signatures. The key for a
+	// bundle is the one named by its signature.keyId (keys.Set.Select): a key's id
+	// comes from a <keyId>.pub.pem file name, a keyring or a discovery document.
 	HostKeys keys.Set
-	// VerifierKeys are the keys the caller trusts for independent verifier signatures.
+	// VerifierKeys are the keys the caller trusts for independent verifier
+	// signatures, chosen by verifierSignature.keyId the same way.
 	VerifierKeys keys.Set
 	// Registry derives v2 profiles. Nil means derivability at major 2 is not checked.
 	Registry *profiles.Registry
 	// Keyring, when set, resolves signature.keyId among pinned keys (after an exact
-	// key-id match in HostKeys, before HostKeys' single-key fallback), and says which
-	// keys are revoked: a key the keyring revokes is never used, whichever way it
-	// was supplied, so such a bundle is at best COHERENT (see RevokedKey).
+	// key-id match in HostKeys), and says which keys are revoked: a host or verifier
+	// key the keyring revokes is never used, whichever way it was supplied, so such
+	// a bundle is at best COHERENT (see RevokedKey, RevokedVerifierKey).
 	Keyring *keys.Keyring
+	// UnsafeLoneKeyAnyKeyID weakens key choice to the reference --verify rule: when
+	// HostKeys (or VerifierKeys) is one key given as a PEM file or a raw key — not
+	// read from a directory (keys.Set.Lone) — and neither its id nor the keyring
+	// names the bundle's key id, that key is used anyway, and a note says when its
+	// id differs. Commands that judge one bundle as the reference does (verify,
+	// show, report) set it; gate, census and diff never do: there a bundle whose key
+	// id no trusted key names is not checked at all.
+	UnsafeLoneKeyAnyKeyID bool
 }
+
+// MaxRejectionsPerKind bounds how many rejections of one kind a verdict lists, and
+// MaxNotes how many notes: a hostile bundle with a million bad rows must not make
+// a million lines. What is left out is counted (Verdict.OmittedRejections) and
+// summed up in one more rejection of that kind (or one more note); the outcome is
+// the same either way.
+const (
+	MaxRejectionsPerKind = 100
+	MaxNotes             = 100
+)
+
+// Key match: how the trusted key a signature was checked under was chosen.
+const (
+	MatchKeyID   = "key-id"   // a supplied key named like the bundle's key id
+	MatchKeyring = "keyring"  // the keyring's entry for the key id
+	MatchLoneKey = "lone-key" // the only key given, whatever its id (Options.UnsafeLoneKeyAnyKeyID)
+)
 
 // Parse reads a bundle file and verifies it. The error is non-nil only when the text
 // is not I-JSON (a *bundle.SyntaxError); everything else is in the Verdict.
@@ -52,9 +81,11 @@ func Bundle(b *bundle.Bundle, problems []bundle.Problem, opts Options) *Verdict 
 		Notes:             []string{},
 		CertifiedProfiles: []string{},
 		OptedOut:          []string{},
-	}}
+		Unsigned:          map[string]json.RawMessage{},
+	}, kept: map[Kind]int{}, omitted: map[Kind]int{}, withdrawn: map[string]bool{}, derived: map[string]bool{}}
 	c.summarize()
 	c.run(problems)
+	c.finish()
 	c.conclude()
 	return c.v
 }
@@ -69,14 +100,70 @@ type checker struct {
 	keyringDated     bool // the keyring supplied the host key's dates
 	claimsIndep      bool
 	docDigestOK      bool
+	// hostKeys are the keys that speak for the host: the trusted key chosen for
+	// signature.keyId (even a revoked one) and the keys the bundle's own document
+	// publishes as the host's. A verifier signature valid under one of them is the
+	// host's own (independent-self-signed).
+	hostKeys []keys.PublicKey
+	relaxed  []string // profiles a declared or observed relaxation denies
+
+	kept, omitted map[Kind]int    // rejections listed and left out, per kind
+	withdrawn     map[string]bool // profiles a profile-scoped rejection withdrew (listed or not)
+	notesOmitted  int
+	derived       map[string]bool // unsigned members re-derived from signed data (see unsigned)
 }
 
+// reject records a rejection; past MaxRejectionsPerKind of its kind it is only
+// counted. A profile-scoped one withdraws its profile either way.
 func (c *checker) reject(kind Kind, profile, format string, args ...any) {
-	c.v.Rejections = append(c.v.Rejections, Rejection{Kind: kind, Detail: fmt.Sprintf(format, args...), Profile: profile})
+	if profile != "" {
+		c.withdrawn[profile] = true
+	}
+	if c.keep(kind) {
+		c.v.Rejections = append(c.v.Rejections, Rejection{Kind: kind, Detail: fmt.Sprintf(format, args...), Profile: profile})
+	}
+}
+
+// keep reports whether one more rejection of kind is listed, counting it.
+func (c *checker) keep(kind Kind) bool {
+	if c.kept[kind] >= MaxRejectionsPerKind {
+		c.omitted[kind]++
+		return false
+	}
+	c.kept[kind]++
+	return true
 }
 
 func (c *checker) note(format string, args ...any) {
+	if len(c.v.Notes) >= MaxNotes {
+		c.notesOmitted++
+		return
+	}
 	c.v.Notes = append(c.v.Notes, fmt.Sprintf(format, args...))
+}
+
+// finish sums up what the caps left out — after the last listed rejection of each
+// kind, one rejection of that kind that counts the rest (bundle-wide: it stands for
+// rejections of any scope) — then sets the certified list and the unsigned claims.
+func (c *checker) finish() {
+	if len(c.omitted) > 0 {
+		out := make([]Rejection, 0, len(c.v.Rejections)+len(c.omitted))
+		for i, r := range c.v.Rejections {
+			out = append(out, r)
+			n := c.omitted[r.Kind]
+			if n == 0 || slices.ContainsFunc(c.v.Rejections[i+1:], func(later Rejection) bool { return later.Kind == r.Kind }) {
+				continue
+			}
+			out = append(out, Rejection{Kind: r.Kind, Omitted: n, Detail: fmt.Sprintf("%d more %s rejections are not listed (a verdict lists the first %d of each kind)", n, r.Kind, MaxRejectionsPerKind)})
+			c.v.OmittedRejections += n
+		}
+		c.v.Rejections = out
+	}
+	if c.notesOmitted > 0 {
+		c.v.Notes = append(c.v.Notes, fmt.Sprintf("%d more notes are not listed (a verdict lists the first %d)", c.notesOmitted, MaxNotes))
+	}
+	c.certify()
+	c.unsigned()
 }
 
 func (c *checker) summarize() {
@@ -114,7 +201,9 @@ func (c *checker) run(problems []bundle.Problem) {
 		return
 	}
 	for _, p := range schemaProblems(root, problems) {
-		c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer})
+		if c.keep(KindSchema) {
+			c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer})
+		}
 	}
 	rows := b.Results.Requirements
 	c.rowRules(rows)
@@ -183,11 +272,9 @@ func (c *checker) digestRules(rows []bundle.Row) {
 	case witness != b.WitnessSha256:
 		c.reject(KindWitnessDigest, "", "witnessSha256 is %s, but the signed rows digest to %s: rows, relaxations or deployment were changed after signing", orNone(b.WitnessSha256), witness)
 	}
-	var sum int64
-	for _, r := range rows {
-		sum += r.AssertionCount()
-	}
-	if sum != b.AssertionCount {
+	if sum, ok := sumAssertions(rows); !ok {
+		c.reject(KindAssertionCount, "", "assertionCount is %d, but the rows' assertions sum past %d (2^63−1): no count can be right", b.AssertionCount, int64(math.MaxInt64))
+	} else if sum != b.AssertionCount {
 		c.reject(KindAssertionCount, "", "assertionCount is %d, but the rows' assertions sum to %d", b.AssertionCount, sum)
 	}
 	nonPass := 0
@@ -226,15 +313,23 @@ func (c *checker) signatureRules() {
 	if over, _ := b.Raw.Path("signature", "over"); !isExactOver(over) {
 		c.reject(KindSignatureOver, "", "signature.over must be exactly [%s], in that order", quoteList(bundle.SignatureOver))
 	}
-	key, ok := c.hostKey(sig.KeyID)
+	if b.Host.SigningKeyID != "" && b.Host.SigningKeyID != sig.KeyID {
+		c.note("host.signingKeyId is %s, but signature.keyId is %s: the bundle names two keys (neither member is signed); the key was chosen by signature.keyId", b.Host.SigningKeyID, sig.KeyID)
+	}
+	key, match, ok := c.hostKey(sig.KeyID)
 	if !ok {
+		c.v.NoTrustedKey = c.noKeyReason(sig.KeyID, "host", c.opts.HostKeys, true)
 		return
 	}
-	if e, revoked := c.revoked(key); revoked {
-		c.v.RevokedKey = &KeyRevocation{KeyID: e.KeyID, Fingerprint: key.Fingerprint(), RevokedAt: e.RevokedAt, Reason: e.RevocationReason, Keyring: c.opts.Keyring.Path}
+	c.hostKeys = append(c.hostKeys, key)
+	if match == MatchLoneKey {
+		c.loneKeyNote("--host-key", key, sig.KeyID, "signature.keyId")
+	}
+	if r, revoked := c.revocation(key, sig.KeyID); revoked {
+		c.v.RevokedKey = r
 		return
 	}
-	c.v.HostKey = keyUse(key)
+	c.v.HostKey = keyUse(key, match)
 	if c.attestation == nil {
 		c.reject(KindSignatureInvalid, "", "the attestation payload cannot be built from this bundle")
 		return
@@ -247,32 +342,32 @@ func (c *checker) signatureRules() {
 	c.signatureChecked = true
 	if key.Source == keys.SourceKeyring || c.keyringDated {
 		if problem := keys.DateProblem(sig.KeyID, key.NotBefore, key.RetiredAt, b.GeneratedAt); problem != "" {
-			c.note("keyring: %s", problem)
+			c.note("keyring: %s (%s)", problem, SelfAssertedTime)
 		}
 	}
 }
 
+// SelfAssertedTime qualifies every comparison of a key's dates with generatedAt:
+// the bundle's time is its own word. Verify notes and gate reasons append it.
+const SelfAssertedTime = "generatedAt, which no signature covers, is the bundle's own word, not a trusted time"
+
 // hostKey picks the trusted key for keyID: an exact key-id match among HostKeys,
-// else the keyring's entry, else HostKeys' single-key fallback. A key that the
-// keyring pins (by its bytes) takes the keyring's notBefore and retiredAt.
-func (c *checker) hostKey(keyID string) (keys.PublicKey, bool) {
-	var key keys.PublicKey
-	found := false
-	for _, k := range c.opts.HostKeys {
-		if k.KeyID != "" && k.KeyID == keyID {
-			key, found = k, true
-			break
-		}
-	}
+// else the keyring's entry, else — only with UnsafeLoneKeyAnyKeyID — the lone
+// key. A key that the keyring pins (by its bytes) takes the keyring's notBefore
+// and retiredAt.
+func (c *checker) hostKey(keyID string) (keys.PublicKey, string, bool) {
+	key, found := c.opts.HostKeys.Select(keyID)
+	match := MatchKeyID
 	if !found && c.opts.Keyring != nil {
 		if e, ok := c.opts.Keyring.Lookup(keyID); ok {
 			if k, err := e.Key(c.opts.Keyring.Path); err == nil {
-				key, found = k, true
+				key, found, match = k, true, MatchKeyring
 			}
 		}
 	}
-	if !found {
-		key, found = c.opts.HostKeys.Select(keyID)
+	if !found && c.opts.UnsafeLoneKeyAnyKeyID {
+		key, found = c.opts.HostKeys.Lone()
+		match = MatchLoneKey
 	}
 	if found && key.Source != keys.SourceKeyring {
 		if e, ok := c.opts.Keyring.ForKey(key.Key); ok {
@@ -285,17 +380,100 @@ func (c *checker) hostKey(keyID string) (keys.PublicKey, bool) {
 			c.keyringDated = e.RetiredAt != "" || e.NotBefore != ""
 		}
 	}
-	return key, found
+	return key, match, found
 }
 
-// revoked reports whether the keyring revokes this key (by its bytes).
-func (c *checker) revoked(key keys.PublicKey) (keys.KeyringEntry, bool) {
+// verifierKey picks the trusted key for a verifier signature under keyID: an exact
+// key-id match among VerifierKeys, else — only with UnsafeLoneKeyAnyKeyID — the
+// lone key.
+func (c *checker) verifierKey(keyID string) (keys.PublicKey, string, bool) {
+	if k, ok := c.opts.VerifierKeys.Select(keyID); ok {
+		return k, MatchKeyID, true
+	}
+	if c.opts.UnsafeLoneKeyAnyKeyID {
+		if k, ok := c.opts.VerifierKeys.Lone(); ok {
+			return k, MatchLoneKey, true
+		}
+	}
+	return keys.PublicKey{}, "", false
+}
+
+// loneKeyNote says that the lone key was used although its id is another.
+func (c *checker) loneKeyNote(flag string, key keys.PublicKey, keyID, member string) {
+	if key.KeyID != "" && key.KeyID != keyID {
+		c.note("the only %s given, %s, is named %s, not %s (%s); it was used anyway, as the reference --verify uses its one key", flag, givenKey(key), key.KeyID, keyID, member)
+	}
+}
+
+// revocation reports whether the keyring revokes this key (by its bytes).
+func (c *checker) revocation(key keys.PublicKey, keyID string) (*KeyRevocation, bool) {
 	e, ok := c.opts.Keyring.ForKey(key.Key)
-	return e, ok && e.Revoked()
+	if !ok || !e.Revoked() {
+		return nil, false
+	}
+	id := e.KeyID
+	if id == "" {
+		id = keyID
+	}
+	return &KeyRevocation{KeyID: id, Fingerprint: key.Fingerprint(), RevokedAt: e.RevokedAt, Reason: e.RevocationReason, Keyring: c.opts.Keyring.Path}, true
+}
+
+// noKeyReason says why no trusted key was chosen for keyID: which keys of set
+// (role "host" or "verifier") were given, and that none is named keyID; for the
+// host, also what the keyring pins.
+func (c *checker) noKeyReason(keyID, role string, set keys.Set, withKeyring bool) string {
+	var parts []string
+	given := make([]string, 0, min(len(set), 5))
+	for i, k := range set {
+		if i == 5 {
+			given = append(given, fmt.Sprintf("and %d more", len(set)-5))
+			break
+		}
+		given = append(given, givenKey(k))
+	}
+	switch len(set) {
+	case 0:
+	case 1:
+		parts = append(parts, fmt.Sprintf("the supplied %s key is not named %s (given: %s)", role, keyID, given[0]))
+	default:
+		parts = append(parts, fmt.Sprintf("none of the %d supplied %s keys is named %s (given: %s)", len(set), role, keyID, strings.Join(given, ", ")))
+	}
+	if withKeyring && c.opts.Keyring != nil {
+		parts = append(parts, fmt.Sprintf("keyring %s pins no key %s", c.opts.Keyring.Path, keyID))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("no --%s-key was given", role)
+	}
+	return strings.Join(parts, ", and ")
+}
+
+// KeyIDHint explains, after a reason that no supplied key is named like the
+// bundle's key, where a key's id comes from.
+const KeyIDHint = "a key is chosen by its id, which a <keyId>.pub.pem file name, a keyring entry or a discovery document gives it"
+
+// givenKey names a supplied key for a message: its file (with its id when the name
+// does not say it) or, for a raw key, its fingerprint.
+func givenKey(k keys.PublicKey) string {
+	where := k.Origin
+	if where == "" {
+		where = string(k.Source) + " key " + k.Fingerprint()
+	}
+	switch {
+	case k.KeyID == "":
+		return where + ", which names no key id"
+	case k.Source == keys.SourcePEMFile && strings.HasSuffix(where, k.KeyID+keys.PEMSuffix):
+		return where
+	}
+	return where + " (" + k.KeyID + ")"
 }
 
 // independentRules: independent-unsigned, independent-self-signed,
 // verifier-signature-invalid, independent-unverifiable.
+//
+// Self-signing is judged by key bytes, not only by id: a verifier signature that
+// is the host signature itself, or that verifies under a key speaking for the host
+// (the trusted host key, or a key the bundle's own document publishes as the
+// host's), is the host's own, whatever its keyId says.
 func (c *checker) independentRules() {
 	b := c.b
 	for _, p := range b.ClaimedProfiles {
@@ -314,19 +492,40 @@ func (c *checker) independentRules() {
 		case vs.KeyID == hostKeyID || vs.KeyID == b.Host.SigningKeyID:
 			c.reject(KindIndependentSelfSigned, "", "verifierSignature uses key %s, the host's own key: an independent verifier signs with its own", vs.KeyID)
 			return
+		case b.Signature != nil && vs.Sig == b.Signature.Sig:
+			c.reject(KindIndependentSelfSigned, "", "verifierSignature.sig is the host signature itself: an independent verifier signs with its own key")
+			return
+		}
+		if k, ok := c.hostSigned(vs.Sig); ok {
+			c.reject(KindIndependentSelfSigned, "", "the verifier signature (keyId %s) verifies under the host's key %s: an independent verifier signs with its own key, whatever id it names", vs.KeyID, k.Describe())
+			return
 		}
 	}
 	if vs == nil || vs.Sig == "" {
 		return
 	}
-	key, ok := c.opts.VerifierKeys.Select(vs.KeyID)
+	key, match, ok := c.verifierKey(vs.KeyID)
 	if !ok {
 		if c.claimsIndep {
-			c.reject(KindIndependentUnverifiable, "", "a profile claims the independent tier, signed by verifier key %s, but no verifier key was supplied (--verifier-key)", vs.KeyID)
+			why := c.noKeyReason(vs.KeyID, "verifier", c.opts.VerifierKeys, false)
+			if len(c.opts.VerifierKeys) > 0 {
+				why += "; " + KeyIDHint
+			}
+			c.reject(KindIndependentUnverifiable, "", "a profile claims the independent tier, signed by verifier key %s, but %s", vs.KeyID, why)
 		}
 		return
 	}
-	c.v.VerifierKey = keyUse(key)
+	if match == MatchLoneKey {
+		c.loneKeyNote("--verifier-key", key, vs.KeyID, "verifierSignature.keyId")
+	}
+	if r, revoked := c.revocation(key, vs.KeyID); revoked {
+		c.v.RevokedVerifierKey = r
+		if !c.claimsIndep {
+			c.note("verifier key %s (%s) is revoked in keyring %s since %s (%s): the verifier signature was not checked; a revoked key never verifies", r.KeyID, r.Fingerprint, r.Keyring, r.RevokedAt, r.Reason)
+		}
+		return
+	}
+	c.v.VerifierKey = keyUse(key, match)
 	if c.attestation == nil {
 		c.reject(KindVerifierSignatureInvalid, "", "the attestation payload cannot be built from this bundle")
 		return
@@ -342,9 +541,33 @@ func (c *checker) independentRules() {
 	c.v.VerifierSignatureVerified = true
 }
 
+// hostSigned returns the key speaking for the host under which sig verifies, if
+// any: the trusted host key, or a key the bundle's own discovery document
+// publishes under signature.keyId or host.signingKeyId.
+func (c *checker) hostSigned(sig string) (keys.PublicKey, bool) {
+	if c.attestation == nil {
+		return keys.PublicKey{}, false
+	}
+	candidates := slices.Clone(c.hostKeys)
+	for _, id := range []string{c.b.Host.SigningKeyID, c.v.Summary.SignatureKeyID} {
+		if id == "" {
+			continue
+		}
+		if k, err := keys.FromDiscovery(c.b.Discovery.Document, id, keys.SourceSelfPublished, "discovery.document"); err == nil {
+			candidates = append(candidates, k)
+		}
+	}
+	for _, k := range candidates {
+		if keys.Verify(k.Key, c.attestation, sig) == nil {
+			return k, true
+		}
+	}
+	return keys.PublicKey{}, false
+}
+
 // profileRules: undeclared-relaxation-observed, relaxed-profile-certified,
-// blocked-certified, discovery-digest, opted-out-but-advertised,
-// profile-not-derivable; and the certified list.
+// blocked-certified, discovery-digest, discovery-versions-mismatch,
+// opted-out-but-advertised, profile-not-derivable, certified-not-witnessed.
 func (c *checker) profileRules(rows []bundle.Row) {
 	b := c.b
 	reg := c.opts.Registry
@@ -390,6 +613,7 @@ func (c *checker) profileRules(rows []bundle.Row) {
 			c.reject(KindDiscoveryDigest, "", "discovery.sha256 is %s, but the embedded document hashes to %s", orNone(b.Discovery.Sha256), digest)
 		default:
 			c.docDigestOK = true
+			c.versionRules(*doc)
 		}
 		switch {
 		case !c.docDigestOK:
@@ -437,28 +661,125 @@ func (c *checker) profileRules(rows []bundle.Row) {
 		}
 	}
 
-	c.v.CertifiedProfiles = c.stillCertified()
-	for _, r := range c.v.Rejections {
-		if r.Profile == "" {
-			c.v.CertifiedProfiles = []string{}
-			break
+	if b.Suite.TargetMajor == 2 && reg != nil {
+		c.floorRules(rows, reg)
+	}
+	c.relaxed = slices.Concat(declaredDenied, observedDenied)
+}
+
+// versionRules: discovery-versions-mismatch. discovery.protocolVersions and
+// preferredVersion restate members of the discovery document, which
+// discovery.sha256 signs; when the document (its digest checked) has the member as
+// minting copies it (an array of strings, a string), the stored value must be the
+// same, and the member counts as derived rather than unsigned.
+func (c *checker) versionRules(doc bundle.Value) {
+	d := c.b.Discovery
+	if v, ok := doc.Get("protocolVersions"); ok && v.Kind() == bundle.Array {
+		var want []string
+		all := true
+		for _, item := range v.Items() {
+			s, isStr := item.Str()
+			all = all && isStr
+			want = append(want, s)
+		}
+		if all {
+			c.derived["discovery.protocolVersions"] = true
+			if !slices.Equal(want, d.ProtocolVersions) {
+				c.reject(KindDiscoveryVersionsMismatch, "", "discovery.protocolVersions is %s, but the signed discovery document lists %s", jsonStrings(d.ProtocolVersions), jsonStrings(want))
+			}
 		}
 	}
-	if relaxed := slices.Concat(declaredDenied, observedDenied); len(relaxed) > 0 {
-		c.v.CertifiedProfiles = slices.DeleteFunc(c.v.CertifiedProfiles, func(id string) bool { return slices.Contains(relaxed, id) })
+	if v, ok := doc.Get("preferredVersion"); ok {
+		if want, isStr := v.Str(); isStr {
+			c.derived["discovery.preferredVersion"] = true
+			if want != d.PreferredVersion {
+				c.reject(KindDiscoveryVersionsMismatch, "", "discovery.preferredVersion is %q, but the signed discovery document says %q", d.PreferredVersion, want)
+			}
+		}
 	}
+}
+
+// floorRules: certified-not-witnessed, and the witnessCount and floor notes. A
+// profile's certified flag is the minter's word; at major 2 it is re-derived from
+// the profile's floor rows (openwop.floor.<stem> for each of the registry's
+// floorScenarios, signed through witnessSha256), as profiles.ClassifyFloorRow
+// classifies them: a certified profile must have at least one witnessed floor row
+// and none executed-fail, blocked or skipped. A floor row the bundle does not
+// carry (the scenario joined the floor after the bundle was cut) and an
+// inapplicable one are noted, not held against it.
+func (c *checker) floorRules(rows []bundle.Row, reg *profiles.Registry) {
+	byID := profiles.RowsByID(rows)
+	seen := map[string]bool{}
+	for _, p := range c.b.ClaimedProfiles {
+		rp, known := reg.Profile(p.ID)
+		if !known || seen[p.ID] {
+			continue
+		}
+		seen[p.ID] = true
+		witnessed := 0
+		var refuted, missing, inapplicable []string
+		for _, f := range rp.Floor(byID) {
+			switch f.State {
+			case profiles.FloorWitnessed:
+				witnessed++
+			case profiles.FloorRefuted:
+				refuted = append(refuted, f.RowID+" is "+f.Row.Result)
+			case profiles.FloorMissing:
+				missing = append(missing, f.Stem)
+			case profiles.FloorInapplicable:
+				inapplicable = append(inapplicable, f.RowID)
+			}
+		}
+		if p.WitnessCount != witnessed {
+			c.note("%s: witnessCount is %d, but %d of its floor rows are executed-pass (re-derived from the signed rows; witnessCount itself is unsigned)", p.ID, p.WitnessCount, witnessed)
+		}
+		if !p.Certified {
+			continue
+		}
+		var why []string
+		if len(refuted) > 0 {
+			why = append(why, "its floor row "+strings.Join(refuted, ", "))
+		}
+		if witnessed == 0 {
+			switch {
+			case len(rp.FloorScenarios) == 0:
+				why = append(why, fmt.Sprintf("the registry (%s) lists no floor scenario for it, so nothing witnesses it", reg.Source))
+			default:
+				why = append(why, fmt.Sprintf("none of its %d floor rows is executed-pass with assertions", len(rp.FloorScenarios)))
+			}
+		}
+		if len(why) > 0 {
+			c.reject(KindCertifiedNotWitnessed, p.ID, "%s is marked certified, but %s: its floor does not witness it", p.ID, strings.Join(why, "; and "))
+		}
+		if len(missing) > 0 {
+			c.note("%s: the bundle carries no floor row for %d of its %d floor scenarios (%s): a scenario that joined the floor after suite %s, or one that never ran; not held against it", p.ID, len(missing), len(rp.FloorScenarios), strings.Join(missing, ", "), c.b.Suite.Version)
+		}
+		if len(inapplicable) > 0 {
+			c.note("%s: inapplicable floor rows neither witness nor refute it: %s", p.ID, strings.Join(inapplicable, ", "))
+		}
+	}
+}
+
+// certify sets the certified list: the profiles marked certified, minus those a
+// profile-scoped rejection withdrew, minus relaxed ones; none when any rejection
+// is bundle-wide.
+func (c *checker) certify() {
+	for _, r := range c.v.Rejections {
+		if r.Profile == "" {
+			return
+		}
+	}
+	c.v.CertifiedProfiles = slices.DeleteFunc(c.stillCertified(), func(id string) bool { return slices.Contains(c.relaxed, id) })
 }
 
 // stillCertified returns the profiles marked certified that no profile-scoped
 // rejection has withdrawn yet.
 func (c *checker) stillCertified() []string {
 	out := []string{}
+	listed := map[string]bool{}
 	for _, p := range c.b.ClaimedProfiles {
-		if !p.Certified {
-			continue
-		}
-		withdrawn := slices.ContainsFunc(c.v.Rejections, func(r Rejection) bool { return r.Profile == p.ID })
-		if !withdrawn && !slices.Contains(out, p.ID) {
+		if p.Certified && !c.withdrawn[p.ID] && !listed[p.ID] {
+			listed[p.ID] = true
 			out = append(out, p.ID)
 		}
 	}
@@ -499,9 +820,9 @@ func (c *checker) attribute() {
 	}
 	if key.RetiredAt != "" {
 		if after(b.GeneratedAt, key.RetiredAt) {
-			c.note("key %s was retired at %s, before this bundle was generated (%s)", a.KeyID, key.RetiredAt, b.GeneratedAt)
+			c.note("key %s was retired at %s, before this bundle was generated: generatedAt, which no signature covers, says %s", a.KeyID, key.RetiredAt, b.GeneratedAt)
 		} else {
-			c.note("key %s is retired (%s); it stays valid for the bundles it signed before then", a.KeyID, key.RetiredAt)
+			c.note("key %s is retired (%s); it stays valid for the bundles it signed before then, and generatedAt, which no signature covers, says this one was generated at %s", a.KeyID, key.RetiredAt, b.GeneratedAt)
 		}
 	}
 	if c.v.HostKey != nil && c.v.HostKey.PublicKey != a.PublicKey {
@@ -520,23 +841,21 @@ func (c *checker) conclude() {
 		return
 	}
 	if !c.signatureChecked {
-		reason := "host signature not checked: no --host-key was given"
-		switch {
-		case v.RevokedKey != nil:
-			r := v.RevokedKey
+		reason := "host signature not checked: " + v.NoTrustedKey
+		if len(c.opts.HostKeys) > 0 {
+			reason += "; " + KeyIDHint
+		}
+		if r := v.RevokedKey; r != nil {
 			reason = fmt.Sprintf("host signature not checked: key %s (%s) is revoked in keyring %s since %s (%s); a revoked key never verifies", r.KeyID, r.Fingerprint, r.Keyring, r.RevokedAt, r.Reason)
-		case c.opts.Keyring != nil:
-			reason = fmt.Sprintf("host signature not checked: keyring %s pins no key %s", c.opts.Keyring.Path, v.SelfPublished.KeyID)
-			if len(c.opts.HostKeys) > 0 {
-				reason += fmt.Sprintf(", and none of the %d supplied host keys is named so", len(c.opts.HostKeys))
-			}
-		case len(c.opts.HostKeys) > 1:
-			reason = fmt.Sprintf("host signature not checked: none of the %d supplied host keys is named %s", len(c.opts.HostKeys), v.SelfPublished.KeyID)
 		}
 		v.Unverified = append([]string{reason + "; self-published, not trusted: " + v.SelfPublished.Detail}, v.Unverified...)
 	}
 	if c.claimsIndep && !v.VerifierSignatureVerified {
-		v.Unverified = append(v.Unverified, "independent tier claimed, but the verifier signature was not verified")
+		reason := "independent tier claimed, but the verifier signature was not verified"
+		if r := v.RevokedVerifierKey; r != nil {
+			reason = fmt.Sprintf("independent tier claimed, but verifier key %s (%s) is revoked in keyring %s since %s (%s); a revoked key never verifies", r.KeyID, r.Fingerprint, r.Keyring, r.RevokedAt, r.Reason)
+		}
+		v.Unverified = append(v.Unverified, reason)
 	}
 	if len(v.Unverified) > 0 {
 		v.Outcome = Coherent
@@ -545,6 +864,69 @@ func (c *checker) conclude() {
 	}
 }
 
-func keyUse(k keys.PublicKey) *KeyUse {
-	return &KeyUse{KeyID: k.KeyID, Source: string(k.Source), Origin: k.Origin, PublicKey: k.Base64URL(), Fingerprint: k.Fingerprint(), RetiredAt: k.RetiredAt, NotBefore: k.NotBefore}
+func keyUse(k keys.PublicKey, match string) *KeyUse {
+	return &KeyUse{KeyID: k.KeyID, Source: string(k.Source), Origin: k.Origin, PublicKey: k.Base64URL(), Fingerprint: k.Fingerprint(), RetiredAt: k.RetiredAt, NotBefore: k.NotBefore, Match: match}
+}
+
+// sumAssertions adds the rows' assertions, reporting false when the sum leaves
+// the int64 range: a wrapped total must never equal a stored count.
+func sumAssertions(rows []bundle.Row) (int64, bool) {
+	var sum int64
+	for _, r := range rows {
+		n := r.AssertionCount()
+		if (n > 0 && sum > math.MaxInt64-n) || (n < 0 && sum < math.MinInt64-n) {
+			return 0, false
+		}
+		sum += n
+	}
+	return sum, true
+}
+
+// unsigned fills Verdict.Unsigned: every member bundle.Bindings calls unsigned that
+// the bundle carries, with its value, except those this verdict re-derived.
+func (c *checker) unsigned() {
+	for _, mb := range bundle.Bindings {
+		if mb.Binding != bundle.Unsigned || c.derived[mb.Member] {
+			continue
+		}
+		v, ok := memberValue(c.b.Raw, mb.Member)
+		if !ok {
+			continue
+		}
+		if mb.Member == "detail.nonPass" {
+			v = bundle.IntValue(int64(len(v.Items())))
+		}
+		if raw, err := bundle.Canonical(v); err == nil {
+			c.v.Unsigned[mb.Member] = raw
+		}
+	}
+}
+
+// memberValue returns the value at a Bindings path ("host.name",
+// "claimedProfiles[].evidenceTier": an array of each element's value).
+func memberValue(root bundle.Value, path string) (bundle.Value, bool) {
+	head, rest, more := strings.Cut(path, ".")
+	name, each := strings.CutSuffix(head, "[]")
+	v, ok := root.Get(name)
+	if !ok {
+		return bundle.Value{}, false
+	}
+	if each {
+		if v.Kind() != bundle.Array {
+			return bundle.Value{}, false
+		}
+		items := make([]bundle.Value, 0, len(v.Items()))
+		for _, it := range v.Items() {
+			if !more {
+				items = append(items, it)
+			} else if iv, ok := memberValue(it, rest); ok {
+				items = append(items, iv)
+			}
+		}
+		return bundle.ArrayValue(items...), true
+	}
+	if !more {
+		return v, true
+	}
+	return memberValue(v, rest)
 }

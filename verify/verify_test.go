@@ -58,6 +58,17 @@ func TestCorpusVerifies(t *testing.T) {
 				if v.DiscoveryRecomputed != b.Discovery.Sha256 {
 					t.Errorf("discovery %s recomputed as %s", b.Discovery.Sha256, v.DiscoveryRecomputed)
 				}
+				// Certified flags re-derived from the floor rows agree with every claim,
+				// and so does every stored witnessCount; only floor scenarios that joined
+				// after the cut are noted.
+				for _, n := range v.Notes {
+					if !strings.Contains(n, "the bundle carries no floor row for 1 of its 14 floor scenarios (v2-sse-last-event-id-cursor)") {
+						t.Errorf("note %q", n)
+					}
+				}
+				if v.Summary.TargetMajor == 2 && !slices.Equal(v.CertifiedProfiles, certifiedClaims(b)) {
+					t.Errorf("certified %v, claimed %v", v.CertifiedProfiles, certifiedClaims(b))
+				}
 				if v.SelfPublished.Outcome != verify.AttributionVerifies || v.SelfPublished.PublicKey != key.Base64URL() {
 					t.Errorf("self-published attribution %+v; the PEM key is %s", v.SelfPublished, key.Base64URL())
 				}
@@ -74,6 +85,17 @@ func TestCorpusVerifies(t *testing.T) {
 			})
 		}
 	}
+}
+
+// certifiedClaims lists the profiles a bundle marks certified ([] with none).
+func certifiedClaims(b *bundle.Bundle) []string {
+	out := []string{}
+	for _, p := range b.ClaimedProfiles {
+		if p.Certified {
+			out = append(out, p.ID)
+		}
+	}
+	return out
 }
 
 // The certified lists a reviewer can check by hand against claimedProfiles.
@@ -496,14 +518,18 @@ func TestIndependentTier(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		verifier keys.Set
+		lone     bool
 		want     []verify.Kind
 		outcome  verify.Outcome
 	}{
-		{"verified", keys.Set{verifierKey}, []verify.Kind{}, verify.Verified},
-		{"no verifier key", nil, []verify.Kind{"independent-unverifiable"}, verify.Rejected},
-		{"wrong verifier key", keys.Set{testkit.HostPublic()}, []verify.Kind{"verifier-signature-invalid"}, verify.Rejected},
+		{"verified", keys.Set{verifierKey}, false, []verify.Kind{}, verify.Verified},
+		{"no verifier key", nil, false, []verify.Kind{"independent-unverifiable"}, verify.Rejected},
+		// The lone-key rule (reference parity) tries the one key whatever its id.
+		{"wrong verifier key, lone-key rule", keys.Set{testkit.HostPublic()}, true, []verify.Kind{"verifier-signature-invalid"}, verify.Rejected},
+		// Without it, a key of another id is never tried.
+		{"wrong verifier key, by id only", keys.Set{testkit.HostPublic()}, false, []verify.Kind{"independent-unverifiable"}, verify.Rejected},
 	} {
-		v, _ := verify.Parse(data, verify.Options{HostKeys: host, VerifierKeys: tc.verifier, Registry: reg})
+		v, _ := verify.Parse(data, verify.Options{HostKeys: host, VerifierKeys: tc.verifier, Registry: reg, UnsafeLoneKeyAnyKeyID: tc.lone})
 		if !slices.Equal(v.Kinds(), tc.want) || v.Outcome != tc.outcome {
 			t.Errorf("%s: %s %v", tc.name, v.Outcome, v.Rejections)
 		}

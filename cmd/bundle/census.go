@@ -35,6 +35,11 @@ verifies (VERIFIED under the keys you supply).
 Ids may use the RFC shorthand: 0211.a2a-error-data-shape, then .a2a-no-openwop-envelope.
 A --prefix like 0211. expands to openwop.requirement.0211.
 
+The host and key id columns are unsigned (the minter's claims; anyone can edit
+them without breaking the signature): the table and the CSV header say so, and
+JSON lists them in unsignedColumns. Every CSV text cell stays on one line and a
+cell that a spreadsheet would evaluate (starting with =, +, -, @) gets a leading '.
+
 Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage error.`,
 		Example: `  bundle census --keyring keyring.json 0211.a2a-error-data-shape .a2a-no-openwop-envelope
   bundle census --prefix 0235. --format csv
@@ -92,30 +97,58 @@ Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage 
 	return cmd
 }
 
+// renderCensusTable prints the sentences and the rows. Every value goes through
+// render.Inline (no tab or line break from a bundle or a file name can shift a
+// column or start a line), and the header marks the unsigned columns.
 func renderCensusTable(w io.Writer, c *gate.Census) {
+	in := render.Inline
 	for _, s := range c.Summary {
-		fmt.Fprintln(w, s.Sentence())
+		fmt.Fprintln(w, in(s.Sentence()))
 	}
 	if len(c.Unreadable) > 0 {
-		fmt.Fprintf(w, "unreadable, not counted: %s\n", strings.Join(c.Unreadable, ", "))
+		files := make([]string, len(c.Unreadable))
+		for i, f := range c.Unreadable {
+			files[i] = in(f)
+		}
+		fmt.Fprintf(w, "unreadable, not counted: %s\n", strings.Join(files, ", "))
 	}
 	if len(c.Rows) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
+	head := func(title, column string) string {
+		if gate.CensusColumnUnsigned(column) {
+			return title + " " + render.UnsignedMark
+		}
+		return title
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BUNDLE\tROW\tRESULT\tASSERTIONS\tSUITE\tHOST\tKEY\tVERDICT")
+	fmt.Fprintln(tw, strings.Join([]string{"BUNDLE", head("ROW", "row"), head("RESULT", "result"), head("ASSERTIONS", "assertions"),
+		head("SUITE", "suite"), head("HOST", "host"), head("KEY", "keyId"), "VERDICT"}, "\t"))
 	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", filepath.Base(r.Bundle), r.Row, r.Result, r.Assertions, r.Suite, r.Host, r.KeyID, r.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", in(filepath.Base(r.Bundle)), in(r.Row), in(r.Result), r.Assertions, in(r.Suite), in(r.Host), in(r.KeyID), r.Verdict)
 	}
 	tw.Flush()
 }
 
+// renderCensusCSV writes one line per row under a header of gate.CensusColumns;
+// an unsigned column's name carries " (unsigned)". Every text cell goes through
+// render.CSVCell (one line per record, and the formula-injection guard); the
+// numbers are certcut's own.
 func renderCensusCSV(w io.Writer, c *gate.Census) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"query", "bundle", "sha256", "row", "scenario", "result", "assertions", "suite", "host", "keyId", "verdict", "verifies"})
+	header := make([]string, len(gate.CensusColumns))
+	for i, col := range gate.CensusColumns {
+		header[i] = col.Name
+		if col.Unsigned() {
+			header[i] += " " + render.UnsignedMark
+		}
+	}
+	cw.Write(header)
+	text := render.CSVCell
 	for _, r := range c.Rows {
-		cw.Write([]string{r.Query, r.Bundle, r.Sha256, r.Row, r.Scenario, r.Result, strconv.FormatInt(r.Assertions, 10), r.Suite, r.Host, r.KeyID, r.Verdict, strconv.FormatBool(r.Verifies)})
+		cw.Write([]string{text(r.Query), text(r.Bundle), text(r.Sha256), text(r.Row), text(r.Scenario), text(r.Result),
+			strconv.FormatInt(r.Assertions, 10), text(r.Suite), text(r.Host), text(r.KeyID), text(r.Verdict), strconv.FormatBool(r.Verifies)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
@@ -22,7 +23,9 @@ func newDiffCmd() *cobra.Command {
 whose result changed (and rows whose assertion count changed); recounted totals;
 claimed and re-derived certified profiles; build, suite, signing key, discovery
 URL and digest, relaxations, durability rung, and each bundle's verify verdict
-(under the keys you supply).
+(under the keys you supply). A member outside the signature that nothing
+re-derives (host.name, generatedAt, discovery.url, …) is marked "(unsigned)": a
+change there is the minter's word, not evidence.
 
 A regression is a row that was executed-pass and is now anything else or gone, a
 row that became executed-fail or blocked, a certified profile lost, a relaxation
@@ -67,12 +70,16 @@ Exit codes: 0 done (with --regressions-only: no regression), 1 regressions
 	return cmd
 }
 
+// renderDiffText prints a diff for a reviewer. Every interpolated value goes
+// through render.Inline (no text from a bundle or a file name starts a line), and
+// a member that nothing binds is marked "(unsigned)".
 func renderDiffText(w io.Writer, d *gate.DiffReport, regressionsOnly bool) {
-	fmt.Fprintf(w, "A: %s (sha256 %s) %s\n", d.A.File, d.A.Sha256, d.A.Verdict)
-	fmt.Fprintf(w, "B: %s (sha256 %s) %s\n", d.B.File, d.B.Sha256, d.B.Verdict)
+	in := render.Inline
+	fmt.Fprintf(w, "A: %s (sha256 %s) %s\n", in(d.A.File), d.A.Sha256, d.A.Verdict)
+	fmt.Fprintf(w, "B: %s (sha256 %s) %s\n", in(d.B.File), d.B.Sha256, d.B.Verdict)
 	if regressionsOnly {
 		for _, r := range d.Regressions {
-			fmt.Fprintf(w, "regression: %s\n", r)
+			fmt.Fprintf(w, "regression: %s\n", in(r))
 		}
 		fmt.Fprintf(w, "%d regression(s)\n", len(d.Regressions))
 		return
@@ -81,24 +88,28 @@ func renderDiffText(w io.Writer, d *gate.DiffReport, regressionsOnly bool) {
 	fmt.Fprintf(w, "totals: executedPass %d → %d, executedFail %d → %d, skipped %d → %d, inapplicable %d → %d, blocked %d → %d\n",
 		ta.ExecutedPass, tb.ExecutedPass, ta.ExecutedFail, tb.ExecutedFail, ta.Skipped, tb.Skipped, ta.Inapplicable, tb.Inapplicable, ta.Blocked, tb.Blocked)
 	for _, f := range d.Fields {
-		fmt.Fprintf(w, "%s: %s → %s\n", f.Field, orDash(f.From), orDash(f.To))
+		mark := ""
+		if f.Binding == bundle.Unsigned {
+			mark = " " + render.UnsignedMark
+		}
+		fmt.Fprintf(w, "%s%s: %s → %s\n", f.Field, mark, in(orDash(f.From)), in(orDash(f.To)))
 	}
 	fmt.Fprintf(w, "rows: %d added, %d removed, %d result changed, %d assertion count changed\n", len(d.Added), len(d.Removed), len(d.Changed), len(d.AssertionsChanged))
 	for _, r := range d.Added {
-		fmt.Fprintf(w, "  + %s %s (%d)\n", r.ID, r.Result, r.Assertions)
+		fmt.Fprintf(w, "  + %s %s (%d)\n", in(r.ID), in(r.Result), r.Assertions)
 	}
 	for _, r := range d.Removed {
-		fmt.Fprintf(w, "  - %s %s (%d)\n", r.ID, r.Result, r.Assertions)
+		fmt.Fprintf(w, "  - %s %s (%d)\n", in(r.ID), in(r.Result), r.Assertions)
 	}
 	for _, c := range d.Changed {
 		mark := "~"
 		if c.Regress {
 			mark = "!"
 		}
-		fmt.Fprintf(w, "  %s %s %s → %s%s\n", mark, c.ID, c.From, c.To, detailSuffix(c.ToWhy))
+		fmt.Fprintf(w, "  %s %s %s → %s%s\n", mark, in(c.ID), in(c.From), in(c.To), detailSuffix(c.ToWhy))
 	}
 	for _, r := range d.Regressions {
-		fmt.Fprintf(w, "regression: %s\n", r)
+		fmt.Fprintf(w, "regression: %s\n", in(r))
 	}
 	fmt.Fprintf(w, "%d regression(s)\n", len(d.Regressions))
 }

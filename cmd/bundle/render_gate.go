@@ -51,29 +51,32 @@ func writeJSON(w io.Writer, v any) error {
 
 // renderGateText is the reviewer's view: RFC-text and requirement criteria one per
 // line, bundle criteria grouped under their bundle, then notes and the result.
+// Every interpolated value goes through render.Inline, so text from a bundle, an
+// RFC or a file name never starts a line of its own.
 func renderGateText(w io.Writer, r *gate.Report) {
-	title := "gate " + r.Gate + " — " + r.Subject
+	in := render.Inline
+	title := "gate " + in(r.Gate) + " — " + in(r.Subject)
 	if r.RFC != nil {
-		title += fmt.Sprintf(": %s (%s, Status %s)", r.RFC.Title, r.RFC.File, orDash(r.RFC.Status))
+		title += fmt.Sprintf(": %s (%s, Status %s)", in(r.RFC.Title), in(r.RFC.File), in(orDash(r.RFC.Status)))
 	}
 	fmt.Fprintln(w, title)
 	var lastBundle, lastGate string
 	for _, c := range r.Criteria {
 		if c.Gate != "" && c.Gate != lastGate {
-			fmt.Fprintf(w, "%s:\n", c.Gate)
+			fmt.Fprintf(w, "%s:\n", in(c.Gate))
 			lastGate = c.Gate
 		}
 		switch {
 		case c.Bundle != nil && r.Gate == "accepted":
 			if c.Bundle.File != lastBundle {
 				lastBundle = c.Bundle.File
-				fmt.Fprintf(w, "bundle %s (sha256 %s, signed %s%s)\n", c.Bundle.File, c.Bundle.Sha256, orDash(c.Bundle.KeyID), keySuffix(c.Bundle))
+				fmt.Fprintf(w, "bundle %s (sha256 %s, signed %s%s)\n", in(c.Bundle.File), in(c.Bundle.Sha256), in(orDash(c.Bundle.KeyID)), keySuffix(c.Bundle))
 			}
-			fmt.Fprintf(w, "  %-7s %s: %s — %s\n", c.Status, c.ID, c.Title, c.Reason)
+			fmt.Fprintf(w, "  %-7s %s: %s — %s\n", c.Status, in(c.ID), in(c.Title), in(c.Reason))
 		case c.Requirement != "":
-			fmt.Fprintf(w, "%-7s %s %s — %s\n", c.Status, c.ID, c.Requirement, c.Reason)
+			fmt.Fprintf(w, "%-7s %s %s — %s\n", c.Status, in(c.ID), in(c.Requirement), in(c.Reason))
 			if c.Location != nil {
-				fmt.Fprintf(w, "        named at %s:%d\n", c.Location.File, c.Location.Line)
+				fmt.Fprintf(w, "        named at %s:%d\n", in(c.Location.File), c.Location.Line)
 			}
 			if c.Status != gate.Pass {
 				shown := 0
@@ -82,7 +85,7 @@ func renderGateText(w io.Writer, r *gate.Report) {
 						fmt.Fprintf(w, "        … %d more row(s) in --format json\n", len(c.Evidence)-shown)
 						break
 					}
-					fmt.Fprintf(w, "        · %s: %s %s (%d assertions)%s\n", filepath.Base(ev.Bundle.File), ev.Row, ev.Result, ev.Assertions, detailSuffix(ev.Detail))
+					fmt.Fprintf(w, "        · %s: %s %s (%d assertions)%s\n", in(filepath.Base(ev.Bundle.File)), in(ev.Row), in(ev.Result), ev.Assertions, detailSuffix(ev.Detail))
 					shown++
 				}
 			}
@@ -91,23 +94,23 @@ func renderGateText(w io.Writer, r *gate.Report) {
 			if c.Gate != "" {
 				prefix = "  "
 			}
-			fmt.Fprintf(w, "%s%-7s %s: %s — %s\n", prefix, c.Status, c.ID, c.Title, c.Reason)
+			fmt.Fprintf(w, "%s%-7s %s: %s — %s\n", prefix, c.Status, in(c.ID), in(c.Title), in(c.Reason))
 			for _, f := range c.Findings {
 				loc := ""
 				if f.Location != nil {
-					loc = fmt.Sprintf("%s:%d: ", f.Location.File, f.Location.Line)
+					loc = fmt.Sprintf("%s:%d: ", in(f.Location.File), f.Location.Line)
 				}
-				fmt.Fprintf(w, "%s        %s%s\n", prefix, loc, f.Message)
+				fmt.Fprintf(w, "%s        %s%s\n", prefix, loc, in(f.Message))
 			}
 		}
 	}
 	for _, b := range r.Bundles {
 		if b.Verdict == "REJECTED" || b.Verdict == "UNREADABLE" {
-			fmt.Fprintf(w, "excluded: %s (sha256 %s): %s\n", b.File, orDash(b.Sha256), excludedWhy(b))
+			fmt.Fprintf(w, "excluded: %s (sha256 %s): %s\n", in(b.File), in(orDash(b.Sha256)), excludedWhy(b))
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", in(n))
 	}
 	pass, fail, blocked := counts(r)
 	read := ""
@@ -117,25 +120,30 @@ func renderGateText(w io.Writer, r *gate.Report) {
 	fmt.Fprintf(w, "RESULT: %s — %d criteria: %d pass, %d fail, %d blocked%s\n", r.Status, len(r.Criteria), pass, fail, blocked, read)
 }
 
+// excludedWhy, keySuffix and detailSuffix return text ready for a line (Inline).
 func excludedWhy(b gate.BundleInfo) string {
 	if b.Error != "" {
-		return b.Error
+		return render.Inline(b.Error)
 	}
-	return "REJECTED — " + strings.Join(b.Rejections, "; ")
+	why := make([]string, len(b.Rejections))
+	for i, r := range b.Rejections {
+		why[i] = render.Inline(r)
+	}
+	return "REJECTED — " + strings.Join(why, "; ")
 }
 
 func keySuffix(b *gate.BundleRef) string {
 	if b.KeyFingerprint == "" {
 		return ", no trusted key"
 	}
-	return ", key " + b.KeyFingerprint + " from " + b.KeySource
+	return ", key " + render.Inline(b.KeyFingerprint) + " from " + render.Inline(b.KeySource)
 }
 
 func detailSuffix(d string) string {
 	if d == "" {
 		return ""
 	}
-	return " — " + d
+	return " — " + render.Inline(d)
 }
 
 func counts(r *gate.Report) (pass, fail, blocked int) {
@@ -189,7 +197,9 @@ func annotations(c gate.Criterion) []annotation {
 }
 
 // renderGitHub writes workflow commands: ::error for FAIL, ::warning for BLOCKED,
-// placed on the RFC line (or the bundle file), then a plain summary line.
+// placed on the RFC line (or the bundle file), then a plain summary line. Messages
+// and properties are escaped by GitHub's rules (render.GitHubData and
+// render.GitHubProperty), so no text from a bundle can end a command or start one.
 func renderGitHub(w io.Writer, r *gate.Report) {
 	for _, c := range r.Criteria {
 		if c.Status == gate.Pass {
@@ -202,25 +212,17 @@ func renderGitHub(w io.Writer, r *gate.Report) {
 		for _, a := range annotations(c) {
 			var props []string
 			if a.file != "" {
-				props = append(props, "file="+ghProp(filepath.ToSlash(a.file)))
+				props = append(props, "file="+render.GitHubProperty(filepath.ToSlash(a.file)))
 				if a.line > 0 {
 					props = append(props, fmt.Sprintf("line=%d", a.line))
 				}
 			}
-			props = append(props, "title="+ghProp(a.title))
-			fmt.Fprintf(w, "::%s %s::%s\n", level, strings.Join(props, ","), ghData(a.message))
+			props = append(props, "title="+render.GitHubProperty(a.title))
+			fmt.Fprintf(w, "::%s %s::%s\n", level, strings.Join(props, ","), render.GitHubData(a.message))
 		}
 	}
 	pass, fail, blocked := counts(r)
-	fmt.Fprintf(w, "gate %s %s: %s (%d pass, %d fail, %d blocked)\n", r.Gate, r.Subject, r.Status, pass, fail, blocked)
-}
-
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func ghProp(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	fmt.Fprintf(w, "gate %s %s: %s (%d pass, %d fail, %d blocked)\n", render.Inline(r.Gate), render.Inline(r.Subject), r.Status, pass, fail, blocked)
 }
 
 // SARIF 2.1.0, the subset code-scanning tools read.
@@ -403,25 +405,30 @@ func renderAudit(w io.Writer, format string, a *gate.AuditReport) error {
 			for _, r := range reps {
 				renderGitHub(w, r)
 			}
-			fmt.Fprintf(w, "gate audit %s: %s (%d Accepted RFCs)\n", a.RFCsDir, a.Status, len(a.Rows))
+			fmt.Fprintf(w, "gate audit %s: %s (%d Accepted RFCs)\n", render.Inline(a.RFCsDir), a.Status, len(a.Rows))
 			return nil
 		}
 		return renderReports(w, format, reps)
 	}
-	fmt.Fprintf(w, "gate audit — %s: %d Accepted RFC(s) numbered 0167 or later, %d bundles read, %d RFC file(s) not gated\n", a.RFCsDir, len(a.Rows), a.Bundles, a.Skipped)
+	in := render.Inline
+	fmt.Fprintf(w, "gate audit — %s: %d Accepted RFC(s) numbered 0167 or later, %d bundles read, %d RFC file(s) not gated\n", in(a.RFCsDir), len(a.Rows), a.Bundles, a.Skipped)
 	for _, row := range a.Rows {
-		fmt.Fprintf(w, "%s  %-7s %s\n", row.Number, row.Status, row.Title)
+		fmt.Fprintf(w, "%s  %-7s %s\n", in(row.Number), row.Status, in(row.Title))
 		wit := "(none)"
 		if len(row.Witnesses) > 0 {
 			var names []string
 			for _, f := range row.Witnesses {
-				names = append(names, filepath.Base(f))
+				names = append(names, in(filepath.Base(f)))
 			}
 			wit = strings.Join(names, ", ")
 		}
 		fmt.Fprintf(w, "      witnesses: %s\n", wit)
 		if len(row.Missing) > 0 {
-			fmt.Fprintf(w, "      missing:   %s\n", strings.Join(row.Missing, "; "))
+			missing := make([]string, len(row.Missing))
+			for i, m := range row.Missing {
+				missing[i] = in(m)
+			}
+			fmt.Fprintf(w, "      missing:   %s\n", strings.Join(missing, "; "))
 		}
 	}
 	fmt.Fprintf(w, "RESULT: %s\n", a.Status)

@@ -31,7 +31,10 @@ bundles, a requirement × host matrix of results.
 
 The page is self-contained: CSS and script are inline and a Content-Security-
 Policy forbids loading anything, so it can be mailed, archived or attached to a
-CI run. All text from the bundles is HTML-escaped.
+CI run. All text from the bundles is HTML-escaped and isolated for bidirectional
+text (<bdi>), and its bidi controls are shown, so a host name cannot reorder the
+text beside it. Values outside the signature that nothing re-derives are greyed
+and tagged "unsigned", with a legend.
 
 OUT is written atomically (a temporary file, then a rename); an existing OUT is
 kept unless --force is given. A file that cannot be read stops the command
@@ -81,7 +84,7 @@ gate); 3 a bundle, key or tiers file cannot be read, or OUT cannot be written;
 			return nil
 		},
 	}
-	f.register(cmd)
+	f.registerReference(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.html, "html", "", "the HTML `file` to write (required)")
 	fl.BoolVar(&f.force, "force", false, "replace --html OUT if it exists")

@@ -24,7 +24,15 @@ func newShowCmd() *cobra.Command {
 the suite, the discovery URL with its origin's tier, the key the signature was
 checked under, the totals as a bar, the claimed profiles with the verifier's
 decision on each, relaxations, the durability rung, and every row that did not
-pass, grouped by result with its reason.
+pass, grouped by result with its reason (the row's own, signed detail; never
+the unsigned detail.nonPass list).
+
+Every value outside the signature that the verifier does not re-derive (host
+name, version and vendor, generatedAt, discovery URL, target major, signing key
+id, profile tiers and witness counts) is followed by "(unsigned)": it is the
+minter's claim. Text from the bundle never starts a line of its own and never
+acts on the terminal: line breaks, controls and bidi overrides are shown as
+\u{XXXX}.
 
 The verdict is bundle verify's, computed the same way with the same key flags:
 show never judges on its own. Without --host-key it is at best COHERENT.
@@ -75,10 +83,10 @@ or the tiers file cannot be read; 4 usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.register(cmd)
+	f.registerReference(cmd)
 	fl.StringVar(&f.tiers, "tiers", "", "OpenWOP evidence/host-tiers.json `file`: show the tier of the discovery URL's origin")
 	fl.StringVar(&f.color, "color", "auto", "colour: auto (a terminal without NO_COLOR), always, never")
-	fl.BoolVar(&f.json, "json", false, "print the summary as JSON (the verdict, tier, profiles, non-pass rows)")
+	fl.BoolVar(&f.json, "json", false, "print the summary as JSON (the verdict, tier, profiles, non-pass rows, unsigned members)")
 	return cmd
 }
 

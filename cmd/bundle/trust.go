@@ -17,6 +17,20 @@ type trustFlags struct {
 	verifierKeys []string
 	keyring      string
 	registry     string
+	// loneKey: the command judges bundles as the reference --verify does, so a lone
+	// --host-key (or --verifier-key) file or raw key is used whatever the bundle's
+	// key id (verify.Options.UnsafeLoneKeyAnyKeyID).
+	loneKey bool
+}
+
+// registerReference registers the flags for a command that judges bundles one by
+// one as the reference --verify does (verify, show, report): a single --host-key
+// PEM file or raw key is used for a bundle whatever its key id, and the verdict
+// notes it when the ids differ. gate, census and diff call register: there keys are
+// matched by id only.
+func (t *trustFlags) registerReference(cmd *cobra.Command) {
+	t.loneKey = true
+	t.register(cmd)
 }
 
 func (t *trustFlags) register(cmd *cobra.Command) {
@@ -30,7 +44,7 @@ func (t *trustFlags) register(cmd *cobra.Command) {
 // options loads what the flags name into verify options. An unreadable key,
 // keyring or registry is an input error (exit 3).
 func (t *trustFlags) options() (verify.Options, error) {
-	var opts verify.Options
+	opts := verify.Options{UnsafeLoneKeyAnyKeyID: t.loneKey}
 	var err error
 	if opts.HostKeys, err = loadKeyArgs("--host-key", t.hostKeys); err != nil {
 		return opts, err

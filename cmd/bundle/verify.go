@@ -45,7 +45,9 @@ Trust comes only from keys you supply. --host-key takes a SPKI PEM file, a
 directory of <keyId>.pub.pem files (each bundle uses the key named by its
 signature.keyId), or a raw 43-character base64url key; --keyring FILE resolves
 signature.keyId among pinned keys (bundle keys trust), and a key it revokes never
-verifies (docs/keys-keyring.md). Without a trusted key, the verdict is
+verifies (docs/keys-keyring.md). As in the reference, a single --host-key file or
+raw key is used whatever the bundle's key id (a note says when the ids differ);
+gate, census and diff match keys by id only. Without a trusted key, the verdict is
 at best COHERENT, and says whether the signature verifies under the key the
 bundle's own discovery document publishes — self-published, so not trusted.
 
@@ -59,7 +61,7 @@ live /.well-known/openwop, and does not judge whether the suite version is curre
 			return runVerify(cmd, f, args)
 		},
 	}
-	f.register(cmd)
+	f.registerReference(cmd)
 	cmd.Flags().BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
 	return cmd
 }

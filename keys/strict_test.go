@@ -1,0 +1,37 @@
+package keys_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/keys"
+)
+
+// A keyring is read as strictly as a bundle: a second spelling of a member cannot
+// override the one a reviewer sees, and the error says where.
+func TestKeyringStrict(t *testing.T) {
+	const pub = "MrdDL0mvwRNsj6c_cGxbxRNm9vIUedGAwvt-_XAZKGs"
+	const other = "F588CksLq-PVrpqTFhYcweE4WFYOcj6-jyjz7KmKipU"
+	entry := `{"keyId":"k","alg":"ed25519","publicKey":"` + pub + `","host":{"name":"h"}`
+	for name, c := range map[string]struct{ text, kind, want string }{
+		"case variant of publicKey": {`{"keyringVersion":1,"keys":[` + entry + `,` + "\n" + `"PublicKey":"` + other + `"}]}`, "unknown-member", `line 2, column 1: unknown member "PublicKey" at /keys/0`},
+		"duplicate publicKey":       {`{"keyringVersion":1,"keys":[` + entry + `,"publicKey":"` + other + `"}]}`, "duplicate-name", `duplicate member name "publicKey"`},
+		"case variant of revokedAt": {`{"keyringVersion":1,"keys":[` + entry + `,"RevokedAt":"2026-01-01T00:00:00Z"}]}`, "unknown-member", `unknown member "RevokedAt"`},
+		"unknown host member":       {`{"keyringVersion":1,"keys":[{"keyId":"k","alg":"ed25519","publicKey":"` + pub + `","host":{"name":"h","Origin":"https://x.example"}}]}`, "unknown-member", `unknown member "Origin" at /keys/0/host`},
+		"wrong type":                {`{"keyringVersion":"1","keys":[]}`, "wrong-type", `/keyringVersion is a string, but must be an integer`},
+		"not I-JSON":                {`{"keyringVersion":1,"keys":[],"x":9007199254740993}`, "integer-out-of-range", `beyond`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := keys.ParseKeyring([]byte(c.text))
+			var syn *bundle.SyntaxError
+			if !errors.As(err, &syn) || string(syn.Kind) != c.kind || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v; want a %s refusal saying %q", err, c.kind, c.want)
+			}
+			if syn.Line < 1 || syn.Column < 1 {
+				t.Errorf("no position: %+v", syn)
+			}
+		})
+	}
+}
