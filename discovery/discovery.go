@@ -10,16 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
 )
 
 // WellKnownPath is where a host serves its discovery document.
@@ -135,23 +135,141 @@ func (e *NotJSONError) Error() string {
 }
 
 func (e *RedirectError) Error() string {
-	return fmt.Sprintf("GET %s redirected to another origin (%s); certcut follows same-origin redirects only: give the final URL if it is right", e.From, e.To)
+	return fmt.Sprintf("GET %s redirected to another origin (%s); certcut follows same-origin redirects only: give the final URL if it is right", Redact(e.From), Redact(e.To))
 }
 
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("GET %s: no complete answer within %s (raise --discovery-timeout if the host is slow)", e.URL, e.Timeout)
 }
 
+// CredentialsError is a URL that carries credentials: user information
+// (user:password@) or a query or fragment parameter that names a secret (see
+// CheckURL). A discovery URL is published in every bundle (discovery.url) and every
+// keyring entry (source), so one with credentials is refused, never stripped: a
+// stripped URL would not be the one that served the document.
+type CredentialsError struct {
+	// URL is the URL with the credentials replaced by REDACTED (Redact).
+	URL string
+	// Where says what carries them: "user information" or `query parameter "token"`.
+	Where string
+}
+
+func (e *CredentialsError) Error() string {
+	return fmt.Sprintf("discovery URL %s carries credentials (%s); a discovery URL is published in the bundle and the keyring, so it must not: give the host's public URL, without credentials", e.URL, e.Where)
+}
+
+// secretParams are query parameter names (compared in lower case) that carry a
+// credential; a name containing one of secretParamParts does too.
+var (
+	secretParams     = []string{"key", "sig", "pwd", "passwd", "auth", "code"}
+	secretParamParts = []string{"token", "secret", "password", "apikey", "api_key", "api-key", "signature", "credential", "session"}
+)
+
+// IsSecretParam reports whether a URL query parameter name names a credential:
+// key, sig, pwd, passwd, auth or code, or a name containing token, secret,
+// password, apikey, api_key, api-key, signature, credential or session (so
+// access_token, X-Amz-Signature, client_secret), compared case-insensitively.
+func IsSecretParam(name string) bool {
+	n := strings.ToLower(name)
+	if slices.Contains(secretParams, n) {
+		return true
+	}
+	for _, part := range secretParamParts {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckURL refuses, with *CredentialsError, a URL that carries credentials: user
+// information (user@ or user:password@), or a query or fragment parameter
+// IsSecretParam names. Errors quote the URL only in its Redact form. A URL that
+// does not parse is refused with an error that does not quote it either.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("discovery URL %s is not a URL", Redact(raw))
+	}
+	if u.User != nil {
+		return &CredentialsError{URL: Redact(raw), Where: "user information"}
+	}
+	for _, part := range []string{u.RawQuery, u.Fragment} {
+		values, _ := url.ParseQuery(part)
+		names := make([]string, 0, len(values))
+		for name := range values {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if IsSecretParam(name) {
+				return &CredentialsError{URL: Redact(raw), Where: fmt.Sprintf("query parameter %q", name)}
+			}
+		}
+	}
+	return nil
+}
+
+// Redact returns raw with any credentials replaced by REDACTED: the user
+// information, and the value of every query or fragment parameter IsSecretParam
+// names. A URL that does not parse is cut to its scheme and host (user
+// information dropped), so no part of it that could hold a secret is returned.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		scheme, rest, ok := strings.Cut(raw, "://")
+		if !ok {
+			return "(an unparseable URL)"
+		}
+		host, more := rest, ""
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			host, more = rest[:i], "/…"
+		}
+		if i := strings.LastIndex(host, "@"); i >= 0 {
+			host = "REDACTED@" + host[i+1:]
+		}
+		return scheme + "://" + host + more
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	u.RawQuery = redactParams(u.RawQuery)
+	if u.Fragment != "" {
+		u.RawFragment = redactParams(u.EscapedFragment())
+		u.Fragment, _ = url.PathUnescape(u.RawFragment)
+	}
+	return u.String()
+}
+
+// redactParams replaces the value of each secret parameter of an encoded query.
+func redactParams(query string) string {
+	if query == "" {
+		return ""
+	}
+	parts := strings.Split(query, "&")
+	for i, p := range parts {
+		name, _, hasValue := strings.Cut(p, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if IsSecretParam(name) || !hasValue && IsSecretParam(p) {
+			parts[i] = url.QueryEscape(name) + "=REDACTED"
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
 // NormalizeURL returns the discovery URL for a base URL or a discovery URL: a URL
 // whose path is not already /.well-known/openwop gets it appended. Only http and
-// https are accepted.
+// https are accepted. It does not refuse credentials (CheckURL does, and Fetch and
+// Load call it); its errors quote the URL only in its Redact form.
 func NormalizeURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("discovery URL %q: %w", raw, err)
+		return "", fmt.Errorf("discovery URL %s is not a URL: write it as https://host[:port][/path]", Redact(raw))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return "", fmt.Errorf("discovery URL %q must be an absolute http or https URL", raw)
+		return "", fmt.Errorf("discovery URL %s must be an absolute http or https URL", Redact(raw))
 	}
 	if !strings.HasSuffix(u.Path, WellKnownPath) {
 		u.Path = strings.TrimRight(u.Path, "/") + WellKnownPath
@@ -169,10 +287,14 @@ func sameOrigin(a, b *url.URL) bool {
 
 // Fetch GETs the discovery document at rawURL (a base URL gets /.well-known/openwop
 // appended) with Accept: application/json and, at target major 2, OpenWOP-Version:
-// 2.0. It refuses: a redirect to another origin, an answer other than 200, a body
-// larger than the size cap, a body that is not a JSON object under the I-JSON rules
-// (HTML is named as such), and no complete answer within the timeout.
+// 2.0. It refuses: a URL with credentials (*CredentialsError, before any request),
+// a redirect to another origin, an answer other than 200, a body larger than the
+// size cap, a body that is not a JSON object under the I-JSON rules (HTML is named
+// as such), and no complete answer within the timeout.
 func Fetch(ctx context.Context, rawURL string, opts Options) (*Document, error) {
+	if err := CheckURL(rawURL); err != nil {
+		return nil, err
+	}
 	target, err := NormalizeURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -219,12 +341,13 @@ func Fetch(ctx context.Context, rawURL string, opts Options) (*Document, error) 
 	if resp.ContentLength > opts.MaxSize {
 		return nil, &TooLargeError{URL: target, Limit: opts.MaxSize}
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, opts.MaxSize+1))
+	body, err := limitedfile.ReadAll(resp.Body, target, opts.MaxSize)
+	var tooLarge *limitedfile.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return nil, &TooLargeError{URL: target, Limit: opts.MaxSize}
+	}
 	if err != nil {
 		return nil, fetchError(target, opts.Timeout, err)
-	}
-	if int64(len(body)) > opts.MaxSize {
-		return nil, &TooLargeError{URL: target, Limit: opts.MaxSize}
 	}
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err == nil && (mt == "text/html" || mt == "application/xhtml+xml") {
@@ -273,20 +396,19 @@ func parse(body []byte, where, contentType string) (*Document, error) {
 }
 
 // Load reads a discovery document saved to a file; recordURL is the URL the bundle
-// will record as discovery.url (a base URL gets /.well-known/openwop appended).
+// will record as discovery.url (a base URL gets /.well-known/openwop appended), and
+// is refused when it carries credentials (CheckURL). The file is read as
+// limitedfile.Read reads: a regular file of at most limitedfile.MaxDiscovery bytes,
+// whatever its stat says; a FIFO or a device is refused, not waited on.
 func Load(path, recordURL string) (*Document, error) {
+	if err := CheckURL(recordURL); err != nil {
+		return nil, err
+	}
 	u, err := NormalizeURL(recordURL)
 	if err != nil {
 		return nil, err
 	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > DefaultMaxSize {
-		return nil, &TooLargeError{URL: path, Limit: DefaultMaxSize}
-	}
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxDiscovery)
 	if err != nil {
 		return nil, err
 	}

@@ -180,3 +180,86 @@ func TestCorpusDocumentsHash(t *testing.T) {
 		}
 	}
 }
+
+// A URL with credentials never reaches a request, a bundle or a message: Fetch and
+// Load refuse it, and every error shows it redacted.
+func TestCredentialsRefused(t *testing.T) {
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Write([]byte(doc))
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "doc.json")
+	os.WriteFile(p, []byte(doc), 0o644)
+	for _, raw := range []string{
+		"http://alice:hunter2-secret@" + host,
+		"http://hunter2-secret@" + host + "/.well-known/openwop",
+		"http://" + host + "/?access_token=hunter2-secret",
+		"http://" + host + "/.well-known/openwop?x=1&Token=hunter2-secret",
+		"http://" + host + "?API_KEY=hunter2-secret",
+		"http://" + host + "?apikey=hunter2-secret",
+		"http://" + host + "?key=hunter2-secret",
+		"http://" + host + "?secret=hunter2-secret",
+		"http://" + host + "?password=hunter2-secret",
+		"http://" + host + "?sig=hunter2-secret",
+		"http://" + host + "?X-Amz-Signature=hunter2-secret",
+		"http://" + host + "#access_token=hunter2-secret",
+	} {
+		var ce *discovery.CredentialsError
+		_, err := discovery.Fetch(context.Background(), raw, discovery.Options{})
+		if !errors.As(err, &ce) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "REDACTED") {
+			t.Errorf("Fetch %s: %v", raw, err)
+		}
+		if _, err := discovery.Load(p, raw); !errors.As(err, &ce) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Load %s: %v", raw, err)
+		}
+		if r := discovery.Redact(raw); strings.Contains(r, "hunter2") || !strings.Contains(r, host) {
+			t.Errorf("Redact(%s) = %s", raw, r)
+		}
+	}
+	if requests != 0 {
+		t.Errorf("%d request(s) sent with credentials", requests)
+	}
+	// Parameters that name no secret are kept, and left alone by Redact.
+	clean := srv.URL + "/.well-known/openwop?tenant=acme&v=2"
+	if err := discovery.CheckURL(clean); err != nil {
+		t.Errorf("clean URL refused: %v", err)
+	}
+	if r := discovery.Redact(clean); r != clean {
+		t.Errorf("Redact changed a clean URL: %s", r)
+	}
+	if r := discovery.Redact("http://u:hunter2@[::1:80/x?token=hunter2"); strings.Contains(r, "hunter2") {
+		t.Errorf("unparseable URL redacted as %s", r)
+	}
+	if _, err := discovery.NormalizeURL("http://u:hunter2@[::1:80/x"); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("NormalizeURL of an unparseable URL: %v", err)
+	}
+}
+
+// Load reads through limitedfile: a FIFO is refused at once (not waited on), and a
+// file is capped whatever its size says.
+func TestLoadRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := testkit.Mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := discovery.Load(fifo, "https://host.example"); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Load waited on a FIFO")
+	}
+	big := filepath.Join(dir, "big.json")
+	os.WriteFile(big, []byte(`{"a":"`+strings.Repeat("x", 9<<20)+`"}`), 0o644)
+	if _, err := discovery.Load(big, "https://host.example"); err == nil || !strings.Contains(err.Error(), "larger than 8 MiB") {
+		t.Errorf("9 MiB: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/panics"
 	"github.com/certcut/certcut/verify"
 )
 
@@ -115,7 +116,7 @@ func (l *Loader) LoadFiles(files []string) []*Entry {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i] = l.LoadFile(files[i])
+				out[i] = l.loadFileSafely(files[i])
 				if l.Progress != nil {
 					progressMu.Lock()
 					done++
@@ -133,8 +134,30 @@ func (l *Loader) LoadFiles(files []string) []*Entry {
 	return out
 }
 
+// loadFileSafely is LoadFile in a worker goroutine, where a panic would kill the
+// process with the runtime's exit status 2 (read as a verdict): a panic becomes
+// the entry's Err, a *panics.Error ("internal error: …"), so the file is reported
+// unreadable and the process goes on.
+func (l *Loader) loadFileSafely(path string) (e *Entry) {
+	var err error
+	defer func() {
+		if err != nil {
+			e = &Entry{File: path, Err: fmt.Errorf("%w; this is a defect in certcut, please report it", err)}
+		}
+	}()
+	defer panics.Capture(&err)
+	return l.LoadFile(path)
+}
+
+// loadHook, set only by tests, is called by LoadFile with the path, so that a test
+// can force a panic in a worker.
+var loadHook func(path string)
+
 // LoadFile reads and judges one file (cached by content).
 func (l *Loader) LoadFile(path string) *Entry {
+	if loadHook != nil {
+		loadHook(path)
+	}
 	e := &Entry{File: path}
 	data, err := bundle.ReadFile(path)
 	if err != nil {

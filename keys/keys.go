@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
 
@@ -125,7 +126,7 @@ const PEMSuffix = ".pub.pem"
 // LoadPublicPEM reads a public key PEM file. When the file is named <keyId>.pub.pem
 // the key id is taken from the name.
 func LoadPublicPEM(path string) (PublicKey, error) {
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxKey)
 	if err != nil {
 		return PublicKey{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 )
@@ -36,24 +37,32 @@ func (e *InsecureKeyFileError) Error() string {
 }
 
 // LoadPrivatePEM reads a PKCS#8 PEM private key file, refusing one whose mode lets
-// group or others read it.
+// group or others read it. The file must be a regular file of at most
+// limitedfile.MaxKey bytes: a FIFO or a device is refused, not waited on.
 func LoadPrivatePEM(path string) (ed25519.PrivateKey, error) {
+	priv, _, err := loadPrivatePEM(path)
+	return priv, err
+}
+
+// loadPrivatePEM is LoadPrivatePEM, also returning the PEM text it read, so that
+// the key is read once.
+func loadPrivatePEM(path string) (ed25519.PrivateKey, []byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if info.Mode().Perm()&0o077 != 0 {
-		return nil, &InsecureKeyFileError{Path: path, Mode: info.Mode()}
+		return nil, nil, &InsecureKeyFileError{Path: path, Mode: info.Mode()}
 	}
-	data, err := os.ReadFile(path)
+	data, err := limitedfile.Read(path, limitedfile.MaxKey)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	priv, err := ParsePrivatePEM(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return priv, nil
+	return priv, data, nil
 }
 
 // NewSigner returns a sigstore signer for an Ed25519 private key.

@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/certcut/certcut/internal/panics"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/kms"
@@ -73,11 +75,10 @@ func LoadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*
 		}
 		return localSigner(priv, ref, []byte(text))
 	default:
-		priv, err := LoadPrivatePEM(ref)
+		priv, data, err := loadPrivatePEM(ref)
 		if err != nil {
 			return nil, err
 		}
-		data, _ := os.ReadFile(ref)
 		return localSigner(priv, ref, data)
 	}
 }
@@ -90,26 +91,138 @@ func localSigner(priv ed25519.PrivateKey, ref string, pemText []byte) (*Signer, 
 	return &Signer{Signer: sv, Public: priv.Public().(ed25519.PublicKey), Ref: ref, PEM: pemText}, nil
 }
 
+// DefaultKMSTimeout bounds each call to a KMS (loading the key and reading its
+// public key, making a signature) when the context carries no other bound
+// (WithKMSTimeout).
+const DefaultKMSTimeout = 30 * time.Second
+
+type kmsTimeoutKey struct{}
+
+// WithKMSTimeout returns a context under which LoadSigner bounds every call to a
+// KMS key it loads (the public key now, each signature later) by d.
+func WithKMSTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, kmsTimeoutKey{}, d)
+}
+
+// KMSTimeout returns the per-call KMS bound ctx carries, DefaultKMSTimeout when
+// none.
+func KMSTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(kmsTimeoutKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return DefaultKMSTimeout
+}
+
+// KMSTimeoutError is a KMS call that did not complete within its bound. The call
+// is abandoned: sigstore's Vault client takes no context, so it cannot be
+// cancelled, only no longer waited for.
+type KMSTimeoutError struct {
+	URI     string
+	Call    string // "loading the key", "reading the public key", "signing"
+	Timeout time.Duration
+}
+
+func (e *KMSTimeoutError) Error() string {
+	return fmt.Sprintf("%s: the KMS did not answer within %s (%s); check VAULT_ADDR and that the KMS is up, or raise --kms-timeout", e.URI, e.Timeout, e.Call)
+}
+
+// KMSError is a KMS call that failed (refused, unreachable, a malformed answer).
+type KMSError struct {
+	URI  string
+	Call string
+	Err  error
+}
+
+func (e *KMSError) Error() string { return fmt.Sprintf("%s: %s: %v", e.URI, e.Call, e.Err) }
+func (e *KMSError) Unwrap() error { return e.Err }
+
+// withinKMS runs one KMS call, waiting at most timeout (and no longer than ctx
+// allows). A panic in the call is re-raised in the caller's goroutine.
+func withinKMS[T any](ctx context.Context, timeout time.Duration, uri, call string, f func() (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var v T
+	var err error
+	done := panics.Go(func() { v, err = f() })
+	select {
+	case perr := <-done:
+		if perr != nil {
+			panic(perr)
+		}
+		return v, err
+	case <-ctx.Done():
+		var zero T
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return zero, &KMSTimeoutError{URI: uri, Call: call, Timeout: timeout}
+		}
+		return zero, ctx.Err()
+	}
+}
+
+// kmsSigner bounds every call to a KMS signer by a timeout.
+type kmsSigner struct {
+	sv      signature.SignerVerifier
+	uri     string
+	timeout time.Duration
+}
+
+func (k *kmsSigner) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicKey, error) {
+	return withinKMS(context.Background(), k.timeout, k.uri, "reading the public key", func() (crypto.PublicKey, error) {
+		pub, err := k.sv.PublicKey(opts...)
+		if err != nil {
+			return nil, &KMSError{URI: k.uri, Call: "reading the public key", Err: err}
+		}
+		return pub, nil
+	})
+}
+
+func (k *kmsSigner) SignMessage(message io.Reader, opts ...signature.SignOption) ([]byte, error) {
+	return withinKMS(context.Background(), k.timeout, k.uri, "signing", func() ([]byte, error) {
+		sig, err := k.sv.SignMessage(message, opts...)
+		if err != nil {
+			return nil, &KMSError{URI: k.uri, Call: "signing", Err: err}
+		}
+		return sig, nil
+	})
+}
+
 // LoadKMSSigner loads an Ed25519 KMS key through sigstore's kms.Get, with no
-// pre-hash (crypto.Hash(0)): Ed25519 signs the message itself.
+// pre-hash (crypto.Hash(0)): Ed25519 signs the message itself. Every call to the
+// KMS — loading the key, reading its public key, each signature the Signer makes —
+// is bounded by KMSTimeout(ctx) and fails with *KMSTimeoutError past it; other
+// failures of a call are *KMSError.
 func LoadKMSSigner(ctx context.Context, uri string, opts ...signature.RPCOption) (*Signer, error) {
-	sv, err := kms.Get(ctx, uri, crypto.Hash(0), opts...)
+	timeout := KMSTimeout(ctx)
+	sv, err := withinKMS(ctx, timeout, uri, "loading the key", func() (signature.SignerVerifier, error) {
+		return kms.Get(ctx, uri, crypto.Hash(0), opts...)
+	})
 	if err != nil {
 		var nf *kms.ProviderNotFoundError
-		if errors.As(err, &nf) {
+		var te *KMSTimeoutError
+		switch {
+		case errors.As(err, &nf):
 			return nil, fmt.Errorf("%s: no KMS provider for this URI (certcut signs through hashivault:// and openbao://)", uri)
+		case errors.As(err, &te):
+			return nil, err
 		}
-		return nil, fmt.Errorf("%s: %w", uri, err)
+		return nil, &KMSError{URI: uri, Call: "loading the key", Err: err}
 	}
-	pub, err := sv.PublicKey()
+	bounded := &kmsSigner{sv: sv, uri: uri, timeout: timeout}
+	pub, err := withinKMS(ctx, timeout, uri, "reading the public key", func() (crypto.PublicKey, error) {
+		pub, err := sv.PublicKey()
+		if err != nil {
+			return nil, &KMSError{URI: uri, Call: "reading the public key", Err: err}
+		}
+		return pub, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading the public key: %w", uri, err)
+		return nil, err
 	}
 	edPub, ok := pub.(ed25519.PublicKey)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w: the KMS key is %T (create the transit key with type ed25519)", uri, ErrNotEd25519, pub)
 	}
-	return &Signer{Signer: sv, Public: edPub, Ref: uri}, nil
+	return &Signer{Signer: bounded, Public: edPub, Ref: uri}, nil
 }
 
 // Generate makes a new Ed25519 key pair from rnd (crypto/rand when nil).

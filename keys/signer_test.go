@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
@@ -144,5 +145,75 @@ func TestLoadSignerFileAndEnv(t *testing.T) {
 	garbage := writeKey(t, dir, "garbage.pem", []byte("-----BEGIN PRIVATE KEY-----\nc2VjcmV0LXNlY3JldA==\n-----END PRIVATE KEY-----\n"), 0o600)
 	if _, err := keys.LoadSigner(context.Background(), garbage); err == nil || strings.Contains(err.Error(), "c2VjcmV0") {
 		t.Errorf("garbage key: %v", err)
+	}
+}
+
+// A KMS that does not answer is given up on after the timeout the context carries,
+// both when the key is loaded (its public key) and when it signs.
+func TestKMSTimeout(t *testing.T) {
+	v := testkit.NewVault(map[string]ed25519.PrivateKey{"openwop-bundle": testkit.Key("kms")})
+	defer v.Close()
+	ctx := keys.WithKMSTimeout(context.Background(), 300*time.Millisecond)
+	if d := keys.KMSTimeout(context.Background()); d != keys.DefaultKMSTimeout {
+		t.Errorf("default timeout %s", d)
+	}
+
+	v.Hang(true, false)
+	start := time.Now()
+	_, err := keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v))
+	var te *keys.KMSTimeoutError
+	if !errors.As(err, &te) || te.Timeout != 300*time.Millisecond || !strings.Contains(err.Error(), "did not answer within 300ms") || !strings.Contains(err.Error(), "--kms-timeout") {
+		t.Errorf("hanging public key: %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("gave up after %s", time.Since(start))
+	}
+
+	v.Hang(false, true)
+	s, err := keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	err = keys.SignBundle(testkit.Unsigned("https://host.example"), s, testkit.HostKeyID)
+	if !errors.As(err, &te) || te.Call != "signing" {
+		t.Errorf("hanging signature: %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("gave up after %s", time.Since(start))
+	}
+}
+
+// Key files are read through limitedfile: a FIFO is refused at once, not waited on
+// (a private key FIFO of mode 0600 passes the mode check first), and a file larger
+// than limitedfile.MaxKey is refused.
+func TestKeyFilesAreRegularAndCapped(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "k.pem")
+	if err := testkit.Mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan [2]error, 1)
+	go func() {
+		_, err1 := keys.LoadSigner(context.Background(), fifo)
+		_, err2 := keys.LoadPublicPEM(fifo)
+		done <- [2]error{err1, err2}
+	}()
+	select {
+	case errs := <-done:
+		for _, err := range errs {
+			if err == nil || !strings.Contains(err.Error(), "named pipe") {
+				t.Errorf("FIFO: %v", err)
+			}
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a key read waited on a FIFO")
+	}
+	big := filepath.Join(dir, "big.pem")
+	os.WriteFile(big, []byte(strings.Repeat("A", 65<<10)), 0o600)
+	for _, err := range []error{func() error { _, err := keys.LoadSigner(context.Background(), big); return err }(), func() error { _, err := keys.LoadPublicPEM(big); return err }()} {
+		if err == nil || !strings.Contains(err.Error(), "larger than 64 KiB") {
+			t.Errorf("65 KiB key: %v", err)
+		}
 	}
 }

@@ -11,11 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/discovery"
+	"github.com/certcut/certcut/internal/atomicfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/verify"
@@ -358,13 +360,23 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("the bundle does not verify (%d problem(s)): %s", len(e.Refused), strings.Join(parts, "; "))
 }
 
+// EncodingError is a bundle certcut encoded that its own reader refuses: a defect
+// in certcut (Encode refuses the inputs it knows make one), never a verdict.
+type EncodingError struct{ Err error }
+
+func (e *EncodingError) Error() string {
+	return fmt.Sprintf("the bundle certcut encoded is not I-JSON (%v)", e.Err)
+}
+func (e *EncodingError) Unwrap() error { return e.Err }
+
 // SelfCheck verifies the bytes about to be written, exactly as `bundle verify` would
 // with the given keys, and returns a *RefusedError when any rejection outside
-// tolerated remains. The verdict is returned either way.
+// tolerated remains. The verdict is returned either way. Bytes that do not parse
+// are an *EncodingError.
 func SelfCheck(data []byte, hostKeys, verifierKeys keys.Set, reg *profiles.Registry, tolerated []verify.Kind) (*verify.Verdict, error) {
 	v, err := verify.Parse(data, verify.Options{HostKeys: hostKeys, VerifierKeys: verifierKeys, Registry: reg})
 	if err != nil {
-		return nil, fmt.Errorf("the bundle certcut wrote is not I-JSON: %w", err)
+		return nil, &EncodingError{Err: err}
 	}
 	unsignedOK := slices.Contains(tolerated, verify.KindSignatureMissing)
 	var refused []verify.Rejection
@@ -390,7 +402,65 @@ func missingSignature(r verify.Rejection) bool {
 }
 
 // Encode returns the bundle file: 2-space indented JSON in the reference member
-// order, then a newline.
+// order, then a newline. It refuses, with *InputError naming the member, a number
+// the file could not carry: one whose shortest form is an integer literal beyond
+// ±(2^53−1) — 1e17 in a discovery document is written 100000000000000000 — which
+// every I-JSON reader, certcut's verifier included, refuses. Such a number comes
+// from an input (the discovery document, a row's evidence, a bundle to sign).
 func Encode(b *bundle.Bundle) ([]byte, error) {
-	return bundle.Indent(b.Value())
+	v := b.Value()
+	if err := checkNumbers(v, ""); err != nil {
+		return nil, err
+	}
+	return bundle.Indent(v)
+}
+
+// checkNumbers finds the first number of v that would not read back under the
+// I-JSON rules once written.
+func checkNumbers(v bundle.Value, ptr string) error {
+	switch v.Kind() {
+	case bundle.Number:
+		text, err := bundle.Canonical(v)
+		if err == nil {
+			_, err = bundle.ParseIJSON(text)
+		}
+		if err != nil {
+			return &InputError{Msg: fmt.Sprintf("the number at %s cannot be written as I-JSON: it is written %s, an integer beyond ±(2^53−1) that every I-JSON reader (and so every verifier) refuses; it comes from %s: write it there as a string or as a smaller number", pointerOrRoot(ptr), text, numberSource(ptr))}
+		}
+	case bundle.Array:
+		for i, item := range v.Items() {
+			if err := checkNumbers(item, ptr+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	case bundle.Object:
+		for _, m := range v.Members() {
+			if err := checkNumbers(m.Value, ptr+"/"+escapePointer(m.Name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func numberSource(ptr string) string {
+	switch {
+	case strings.HasPrefix(ptr, "/discovery/document/"):
+		return "the discovery document"
+	case strings.HasPrefix(ptr, "/results/requirements/"):
+		return "a row of the inputs"
+	}
+	return "the input"
+}
+
+// RejectedSuffix is appended to the output path to name where a bundle the
+// self-check refused is written instead.
+const RejectedSuffix = ".rejected.json"
+
+// WriteRejected writes a bundle the self-check refused (see SelfCheck) to
+// out + RejectedSuffix, atomically, replacing an older one, and never to out; it
+// returns the path written. mint and sign both use it.
+func WriteRejected(out string, data []byte) (string, error) {
+	path := out + RejectedSuffix
+	return path, atomicfile.Write(path, data, 0o644, true)
 }

@@ -3,6 +3,7 @@ package mint
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -53,20 +54,8 @@ func Secrets(given []string, env []string, keyPEM []byte, exempt ...string) []st
 			add(strings.TrimSpace(value))
 		}
 	}
-	if len(keyPEM) > 0 {
-		text := string(keyPEM)
-		add(text)
-		add(strings.TrimSpace(text))
-		var body []string
-		for _, line := range strings.Split(text, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "-----") {
-				continue
-			}
-			body = append(body, line)
-			add(line)
-		}
-		add(strings.Join(body, ""))
+	for _, s := range PEMSecrets(keyPEM) {
+		add(s)
 	}
 	add(Canary)
 	out := make([]string, 0, len(set))
@@ -82,14 +71,45 @@ func Secrets(given []string, env []string, keyPEM []byte, exempt ...string) []st
 	return out
 }
 
+// PEMSecrets returns the forms of a private key's PEM text that must never be
+// published: the text whole and trimmed, each base64 line of its body, and the body
+// joined. Nil for no PEM (a KMS key).
+func PEMSecrets(pemText []byte) []string {
+	if len(pemText) == 0 {
+		return nil
+	}
+	text := string(pemText)
+	out := []string{text, strings.TrimSpace(text)}
+	var body []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "-----") {
+			continue
+		}
+		body = append(body, line)
+		out = append(out, line)
+	}
+	return append(out, strings.Join(body, ""))
+}
+
 // Scrub replaces every occurrence of every secret in every string of v, member
 // names included, with its RedactionMarker, and returns the new value and the JSON
 // pointers (RFC 6901) of the strings it changed; a changed member name is reported
-// as its pointer with " (member name)".
+// as its pointer with " (member name)". Pointers are into the scrubbed value: a
+// member name that held a secret appears in them scrubbed, so the report never
+// repeats the secret it removed.
 func Scrub(v bundle.Value, secrets []string) (bundle.Value, []string) {
 	s := scrubber{secrets: secrets}
 	out := s.value(v, "")
 	return out, s.where
+}
+
+// ScrubText replaces every occurrence of every secret in text with its
+// RedactionMarker: for messages that may quote input (an error naming a row id,
+// say) before they are printed.
+func ScrubText(text string, secrets []string) string {
+	out, _ := (&scrubber{secrets: secrets}).str(text)
+	return out
 }
 
 type scrubber struct {
@@ -128,12 +148,11 @@ func (s *scrubber) value(v bundle.Value, ptr string) bundle.Value {
 		members := v.Members()
 		out := make([]bundle.Member, len(members))
 		for i, m := range members {
-			name := m.Name
-			if scrubbed, hit := s.str(name); hit {
+			name, hit := s.str(m.Name)
+			if hit {
 				s.where = append(s.where, pointerOrRoot(ptr+"/"+escapePointer(name))+" (member name)")
-				name = scrubbed
 			}
-			out[i] = bundle.Member{Name: name, Value: s.value(m.Value, ptr+"/"+escapePointer(m.Name))}
+			out[i] = bundle.Member{Name: name, Value: s.value(m.Value, ptr+"/"+escapePointer(name))}
 		}
 		return bundle.ObjectValue(out...)
 	}
@@ -149,4 +168,68 @@ func pointerOrRoot(p string) string {
 		return "/"
 	}
 	return p
+}
+
+// SecretInSignedError is a secret found in a member that a signature covers or the
+// verifier re-derives (bundle.Signed, bundle.Derived): it cannot be scrubbed there
+// without breaking witnessSha256, discovery.sha256 or a derived value, so the
+// bundle must not be signed at all.
+type SecretInSignedError struct {
+	// Pointers are the places, as JSON pointers into the scrubbed bundle: a member
+	// name that held the secret appears with the secret's RedactionMarker.
+	Pointers []string
+}
+
+func (e *SecretInSignedError) Error() string {
+	return fmt.Sprintf("a secret (the signing key, a --secret value, a secret OPENWOP_* variable or the conformance canary) is in signed content at %s: signing would publish it, and scrubbing it would break the digests the signature covers; re-mint the bundle (bundle mint --unsigned scrubs secrets; give it the same --secret values) and sign that", strings.Join(e.Pointers, ", "))
+}
+
+// ScrubUnbound scrubs an assembled bundle for signing: it replaces every secret in
+// a member nothing binds (bundle.Unsigned: generatedAt, host.name, discovery.url,
+// detail.nonPass…) with its RedactionMarker, and refuses with
+// *SecretInSignedError when any secret is in a signed or derived member. It returns
+// the scrubbed value and the places scrubbed, as Scrub does; the value is v itself
+// when nothing was found.
+func ScrubUnbound(v bundle.Value, secrets []string) (bundle.Value, []string, error) {
+	out, where := Scrub(v, secrets)
+	var bound []string
+	for _, ptr := range where {
+		if BindingAt(ptr) != bundle.Unsigned {
+			bound = append(bound, ptr)
+		}
+	}
+	if len(bound) > 0 {
+		return v, nil, &SecretInSignedError{Pointers: bound}
+	}
+	return out, where, nil
+}
+
+// BindingAt returns how the member at a JSON pointer into a bundle is bound (see
+// bundle.Bindings): the binding of the longest listed member path the pointer is in,
+// array indexes read as "[]". A " (member name)" suffix, as Scrub reports, is
+// ignored. A pointer under no listed member is Unsigned.
+func BindingAt(ptr string) bundle.Binding {
+	ptr = strings.TrimSuffix(ptr, " (member name)")
+	segments := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	var prefixes []string
+	path := ""
+	for _, seg := range segments {
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		if _, err := strconv.Atoi(seg); err == nil && path != "" {
+			path += "[]"
+		} else if path == "" {
+			path = seg
+		} else {
+			path += "." + seg
+		}
+		prefixes = append(prefixes, path, strings.TrimSuffix(path, "[]"))
+	}
+	for i := len(prefixes) - 1; i >= 0; i-- {
+		for _, b := range bundle.Bindings {
+			if b.Member == prefixes[i] {
+				return b.Binding
+			}
+		}
+	}
+	return bundle.Unsigned
 }

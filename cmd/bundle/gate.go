@@ -11,6 +11,7 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
@@ -326,7 +327,7 @@ A check whose input was not given is BLOCKED. Exit codes as for 'gate accepted'.
 			}
 			req := gate.CutRequest{ScenarioMajors: majors, ScenariosDir: scenarios, InteropMatrix: matrix}
 			if hostDiscoveryFile != "" {
-				data, err := os.ReadFile(hostDiscoveryFile)
+				data, err := limitedfile.Read(hostDiscoveryFile, limitedfile.MaxPolicy)
 				if err != nil {
 					return inputError(fmt.Errorf("--host-discovery: %w", err))
 				}

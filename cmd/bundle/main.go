@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/certcut/certcut/internal/panics"
 )
 
 func main() {
@@ -18,10 +22,14 @@ func main() {
 // (verify, gate) use 0, 1 and 2 for it.
 const (
 	exitOK         = 0
-	exitInput      = 3 // an input could not be read: missing file, not JSON, bad key file
-	exitUsage      = 4 // the command line is wrong: unknown flag, missing argument
+	exitInput      = 3  // an input could not be read: missing file, not JSON, bad key file
+	exitUsage      = 4  // the command line is wrong: unknown flag, missing argument
+	exitInternal   = 70 // a defect in certcut (a panic): EX_SOFTWARE, never a verdict
 	exitInterrupts = 130
 )
+
+// envStack, set to 1, makes an internal error print the stack of the panic.
+const envStack = "CERTCUT_STACK"
 
 // exitError carries an exit code out of a command. With a nil err nothing more is
 // printed: the command has already said what it had to.
@@ -45,13 +53,37 @@ func usageErrorf(format string, args ...any) error {
 
 func inputError(err error) error { return &exitError{code: exitInput, err: err} }
 
-// run executes the command line and returns the process exit code.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// run executes the command line and returns the process exit code. A panic — in
+// the command or in a goroutine it started, which carries it back (package
+// panics) — is an internal error: one line naming the panic value (with the
+// stack when CERTCUT_STACK=1) and exit 70, never the runtime's exit 2, which
+// scripts would read as COHERENT.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		pe, ok := r.(*panics.Error)
+		if !ok {
+			pe = &panics.Error{Value: r, Stack: debug.Stack()}
+		}
+		fmt.Fprintf(stderr, "bundle: internal error: %v; this is a defect in certcut, please report it (with the command line; %s=1 prints the stack)\n", pe.Value, envStack)
+		if os.Getenv(envStack) == "1" {
+			stderr.Write(pe.Stack)
+		}
+		code = exitInternal
+	}()
+	hook("run")
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var pe *panics.Error
+	if errors.As(err, &pe) {
+		panic(pe) // reported by the deferred recover above
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -63,4 +95,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Errors cobra raises itself (unknown command, bad arguments) are usage errors.
 	fmt.Fprintf(stderr, "bundle: %v\nRun 'bundle --help' for usage.\n", err)
 	return exitUsage
+}
+
+// testHook, set only by tests, is called at named points ("run", "verify-file") so
+// that a test can force a panic there. Atomic: a verify worker may still read it
+// after run has returned.
+var testHook atomic.Pointer[func(point string)]
+
+// hook calls testHook, if set, at point.
+func hook(point string) {
+	if h := testHook.Load(); h != nil {
+		(*h)(point)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/discovery"
 	"github.com/certcut/certcut/internal/atomicfile"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/mint"
 	"github.com/certcut/certcut/profiles"
@@ -73,25 +74,31 @@ Rows (at least one input; several are merged, and an id two inputs record is an 
   --junit FILE          JUnit XML
 Discovery: --discovery URL fetches the live document (a base URL gets
 /.well-known/openwop appended); --discovery-file FILE --discovery-url URL uses a saved one.
+A URL with credentials (user:pass@, or a parameter such as access_token=, key=, sig=)
+is refused: discovery.url is published.
 Build: --build commit:<sha>|image-digest:<digest>|artifact-sha256:<hex>, or
 --build-from-git DIR (HEAD; a dirty tree is refused unless --allow-dirty).
 Key: --key is a PKCS#8 PEM file (mode 0600), env:NAME (the PEM text in a variable), or a
-KMS URI (hashivault://KEY, with VAULT_ADDR and VAULT_TOKEN set); default
-env:OPENWOP_BUNDLE_SIGNING_KEY when that is set. --key-id is required
+KMS URI (hashivault://KEY, with VAULT_ADDR and VAULT_TOKEN set; each KMS call gives up
+after --kms-timeout); default env:OPENWOP_BUNDLE_SIGNING_KEY when that is set. --key-id is required
 (default $OPENWOP_BUNDLE_SIGNING_KEY_ID) and becomes host.signingKeyId.
 
 Before writing, mint verifies the bundle under the signer's public key, as
 'bundle verify' would. Secrets never enter the bundle: --secret values, OPENWOP_*
 variables named like KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL, the signing key's PEM
 and the conformance canary are replaced with «redacted:<sha256 prefix>», and the
-places are listed.
+places are listed (a secret member name by its marker). Errors are scrubbed too.
 
 Exit codes:
   0  the bundle was written
   2  the self-check refused it: written to FILE.rejected.json instead, with the reasons
   3  an input could not be read: rows, discovery (timeout, HTTP error, HTML, too large),
-     key (missing, readable by others, not Ed25519), registry, relaxations
-  4  usage: a missing or wrong flag, FILE exists (use --force), a dirty git tree`,
+     key (missing, readable by others, not Ed25519, KMS silent past --kms-timeout),
+     registry, relaxations; an input over its cap or a FIFO; a number that cannot be
+     written as I-JSON (1e17)
+  4  usage: a missing or wrong flag, FILE exists (use --force), a dirty git tree, a
+     discovery URL with credentials
+  70 internal error: a defect in certcut, please report it`,
 		Example: `  bundle keys generate --key-id host-2026-11 --out-dir keys
   bundle mint --out bundle.json --key keys/host-2026-11.key.pem --key-id host-2026-11 \
     --build commit:$(git rev-parse HEAD) --suite-version 2.45.30 \
@@ -166,7 +173,12 @@ type mintReport struct {
 	Refused         []map[string]string   `json:"refused,omitempty"`
 }
 
-func runMint(cmd *cobra.Command, f mintFlags) error {
+// runMint checks the flags, loads the keys, reads the inputs, assembles, signs,
+// self-checks and writes. No message it returns quotes a secret: its error is
+// scrubbed of every secret known by then (scrubError).
+func runMint(cmd *cobra.Command, f mintFlags) (err error) {
+	var secrets []string
+	defer func() { err = scrubError(err, secrets) }()
 	if f.out == "" {
 		return usageErrorf("mint: --out FILE is required")
 	}
@@ -214,6 +226,14 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 	if (f.build == "") == (f.buildFromGit == "") {
 		return usageErrorf("mint: give exactly one of --build KIND:ID and --build-from-git DIR")
 	}
+	for _, u := range []struct{ flag, url string }{{"--discovery", f.discoveryURL}, {"--discovery-url", f.recordAs}} {
+		if u.url == "" {
+			continue
+		}
+		if err := discovery.CheckURL(u.url); err != nil {
+			return usageErrorf("mint: %s: %v", u.flag, err)
+		}
+	}
 	generatedAt := time.Now()
 	if f.generatedAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, f.generatedAt)
@@ -233,7 +253,6 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 		Env:                os.Environ(),
 		ColocatedCompanion: f.companion,
 	}
-	var err error
 	if f.build != "" {
 		if in.Build, err = mint.ParseBuild(f.build); err != nil {
 			return mintError(err)
@@ -253,14 +272,28 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 			}
 		}
 	}
-	in.Secrets = append(in.Secrets, f.secrets...)
-	for _, name := range f.secretEnvs {
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			return usageErrorf("mint: --secret-env %s: the variable is not set", name)
-		}
-		in.Secrets = append(in.Secrets, v)
+	if in.Secrets, err = secretValues("mint", f.secrets, f.secretEnvs); err != nil {
+		return err
 	}
+	secrets = mint.Secrets(in.Secrets, in.Env, nil, f.keyID)
+
+	// The keys first: their PEM text is a secret every later message is scrubbed of.
+	ctx := cmd.Context()
+	var host, verifier *keys.Signer
+	if !f.unsigned {
+		if host, err = loadSigner(ctx, "--key", f.keyRef); err != nil {
+			return err
+		}
+		in.KeyPEM = host.PEM
+	}
+	if f.verifierRef != "" && !f.unsigned {
+		if verifier, err = loadSigner(ctx, "--verifier-key", f.verifierRef); err != nil {
+			return err
+		}
+		in.Secrets = append(in.Secrets, mint.PEMSecrets(verifier.PEM)...)
+	}
+	secrets = mint.Secrets(in.Secrets, in.Env, in.KeyPEM, f.keyID)
+
 	if in.Rows, err = readRows(f, in.Registry); err != nil {
 		return err
 	}
@@ -278,21 +311,6 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 		in.Build = build
 	}
 
-	ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
-	defer cancel()
-	var host, verifier *keys.Signer
-	if !f.unsigned {
-		if host, err = loadSigner(ctx, "--key", f.keyRef); err != nil {
-			return err
-		}
-		in.KeyPEM = host.PEM
-	}
-	if f.verifierRef != "" && !f.unsigned {
-		if verifier, err = loadSigner(ctx, "--verifier-key", f.verifierRef); err != nil {
-			return err
-		}
-		in.Secrets = append(in.Secrets, string(verifier.PEM))
-	}
 	if in.Discovery, err = captureDiscovery(ctx, f); err != nil {
 		return err
 	}
@@ -307,7 +325,7 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 		tolerated = mint.ToleratedUnsigned
 	} else {
 		if err := mint.Sign(asm, host, f.keyID, verifier, f.verifierKeyID); err != nil {
-			return usageErrorf("mint: %v", err)
+			return signError("mint", err)
 		}
 		hostKeys = keys.Set{host.Key(f.keyID)}
 		if verifier != nil {
@@ -316,7 +334,7 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 	}
 	data, err := mint.Encode(asm.Bundle)
 	if err != nil {
-		return fmt.Errorf("mint: encoding the bundle: %w", err)
+		return mintError(err)
 	}
 	verdict, checkErr := mint.SelfCheck(data, hostKeys, verifierKeys, in.Registry, tolerated)
 	rep := newMintReport(f.out, f.keyID, asm, !f.unsigned)
@@ -325,21 +343,18 @@ func runMint(cmd *cobra.Command, f mintFlags) error {
 	}
 	var refused *mint.RefusedError
 	if errors.As(checkErr, &refused) {
-		rejected := f.out + ".rejected.json"
-		rep.Rejected = rejected
-		for _, r := range refused.Refused {
-			rep.Refused = append(rep.Refused, map[string]string{"kind": string(r.Kind), "detail": r.Detail, "profile": r.Profile})
-		}
-		if werr := atomicfile.Write(rejected, data, 0o644, true); werr != nil {
-			return inputError(fmt.Errorf("mint: the self-check refused the bundle, and writing %s failed: %v", rejected, werr))
-		}
-		if f.json {
+		rejected, err := refuse("mint", f.out, data, refused, " (an emitter defect or an inconsistent input, not a verdict on the host)")
+		if rejected != "" && f.json {
+			rep.Rejected = rejected
+			for _, r := range refused.Refused {
+				rep.Refused = append(rep.Refused, map[string]string{"kind": string(r.Kind), "detail": r.Detail, "profile": r.Profile})
+			}
 			printJSON(cmd.OutOrStdout(), rep)
 		}
-		return &exitError{code: exitRefused, err: fmt.Errorf("mint refused to write %s: %v; the bundle is in %s for inspection (an emitter defect or an inconsistent input, not a verdict on the host)", f.out, refused, rejected)}
+		return err
 	}
 	if checkErr != nil {
-		return checkErr
+		return selfCheckError("mint", checkErr)
 	}
 	if err := atomicfile.Write(f.out, data, 0o644, f.force); err != nil {
 		var exists *atomicfile.ExistsError
@@ -445,6 +460,7 @@ func loadRegistry(path string) (*profiles.Registry, error) {
 }
 
 // loadSigner loads a signing key reference; every failure is an unreadable input.
+// A KMS key's calls are bounded by the --kms-timeout ctx carries (root.go).
 func loadSigner(ctx context.Context, flag, ref string) (*keys.Signer, error) {
 	s, err := keys.LoadSigner(ctx, ref)
 	if err != nil {
@@ -456,9 +472,73 @@ func loadSigner(ctx context.Context, flag, ref string) (*keys.Signer, error) {
 	return s, nil
 }
 
-// readInput reads one input file (at most 64 MiB) for the rows adapters.
-func readInput(flag, path string) ([]byte, error) {
-	data, err := bundle.ReadFile(path)
+// signError maps a failure to sign: the KMS failing or not answering is an
+// unreadable input (3); anything else (a key id the bundle does not allow) is usage.
+func signError(name string, err error) error {
+	var te *keys.KMSTimeoutError
+	var ke *keys.KMSError
+	if errors.As(err, &te) || errors.As(err, &ke) {
+		return inputError(fmt.Errorf("%s: %w", name, err))
+	}
+	return usageErrorf("%s: %v", name, err)
+}
+
+// secretValues collects --secret values and the values of the --secret-env
+// variables; a variable that is not set is a usage error.
+func secretValues(name string, given, envNames []string) ([]string, error) {
+	out := append([]string(nil), given...)
+	for _, env := range envNames {
+		v, ok := os.LookupEnv(env)
+		if !ok {
+			return nil, usageErrorf("%s: --secret-env %s: the variable is not set", name, env)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// scrubError returns err with every secret in its message replaced by its
+// redaction marker (mint.ScrubText), keeping its exit code: an error may quote an
+// input (a row id, a member name) that holds one.
+func scrubError(err error, secrets []string) error {
+	if err == nil || len(secrets) == 0 {
+		return err
+	}
+	msg := err.Error()
+	clean := mint.ScrubText(msg, secrets)
+	if clean == msg {
+		return err
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return &exitError{code: ee.code, err: errors.New(clean)}
+	}
+	return errors.New(clean)
+}
+
+// refuse writes a bundle the self-check refused to OUT.rejected.json
+// (mint.WriteRejected), never to OUT, and returns that path and the exit-2 error
+// that says so, with hint after the reasons; "" and an exit-3 error when it cannot
+// be written. mint and sign both end this way.
+func refuse(name, out string, data []byte, refused *mint.RefusedError, hint string) (string, error) {
+	rejected, err := mint.WriteRejected(out, data)
+	if err != nil {
+		return "", inputError(fmt.Errorf("%s: the self-check refused the bundle, and writing %s failed: %v", name, rejected, err))
+	}
+	return rejected, &exitError{code: exitRefused, err: fmt.Errorf("%s refused to write %s: %v; the bundle is in %s for inspection%s", name, out, refused, rejected, hint)}
+}
+
+// selfCheckError maps a self-check failure other than a refusal: certcut could not
+// read back what it encoded, a defect in certcut (exit 70), not a verdict.
+func selfCheckError(name string, err error) error {
+	return &exitError{code: exitInternal, err: fmt.Errorf("%s: internal error: %v; this is a defect in certcut, please report it", name, err)}
+}
+
+// readInput reads one input file of at most limit bytes (limitedfile.MaxInput for
+// row inputs, MaxPolicy for a relaxations file, MaxBundle for a bundle); a FIFO or
+// a device is refused, not waited on.
+func readInput(flag, path string, limit int64) ([]byte, error) {
+	data, err := limitedfile.Read(path, limit)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, inputError(fmt.Errorf("%s %s: no such file", flag, path))
@@ -473,7 +553,7 @@ func readRows(f mintFlags, reg *profiles.Registry) ([]bundle.Row, error) {
 	var inputs [][]rows.Sourced
 	var index *rows.ScenarioIndex
 	for _, path := range f.ledgerReports {
-		data, err := readInput("--ledger-report", path)
+		data, err := readInput("--ledger-report", path, limitedfile.MaxInput)
 		if err != nil {
 			return nil, err
 		}
@@ -487,7 +567,7 @@ func readRows(f mintFlags, reg *profiles.Registry) ([]bundle.Row, error) {
 		return nil, usageErrorf("mint: --ledger-report names the files of a --ledger's rows; give the ledger too (use --vitest to mint from the report itself)")
 	}
 	for _, path := range f.ledgers {
-		data, err := readInput("--ledger", path)
+		data, err := readInput("--ledger", path, limitedfile.MaxInput)
 		if err != nil {
 			return nil, err
 		}
@@ -498,7 +578,7 @@ func readRows(f mintFlags, reg *profiles.Registry) ([]bundle.Row, error) {
 		inputs = append(inputs, got)
 	}
 	for _, path := range f.nativeRows {
-		data, err := readInput("--rows", path)
+		data, err := readInput("--rows", path, limitedfile.MaxInput)
 		if err != nil {
 			return nil, err
 		}
@@ -509,7 +589,7 @@ func readRows(f mintFlags, reg *profiles.Registry) ([]bundle.Row, error) {
 		inputs = append(inputs, got)
 	}
 	for _, path := range f.vitest {
-		data, err := readInput("--vitest", path)
+		data, err := readInput("--vitest", path, limitedfile.MaxInput)
 		if err != nil {
 			return nil, err
 		}
@@ -520,7 +600,7 @@ func readRows(f mintFlags, reg *profiles.Registry) ([]bundle.Row, error) {
 		inputs = append(inputs, got)
 	}
 	for _, path := range f.junit {
-		data, err := readInput("--junit", path)
+		data, err := readInput("--junit", path, limitedfile.MaxInput)
 		if err != nil {
 			return nil, err
 		}
@@ -581,7 +661,7 @@ func relaxationsFrom(flags []string, file string) ([]bundle.Relaxation, error) {
 		out = append(out, r)
 	}
 	if file != "" {
-		data, err := readInput("--relaxations-file", file)
+		data, err := readInput("--relaxations-file", file, limitedfile.MaxPolicy)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	"github.com/certcut/certcut/keys"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +48,37 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	root.AddCommand(newDiffCmd())
 	root.AddCommand(newKeysCmd())
 	root.AddCommand(newSchemaCmd(), newShowCmd(), newReportCmd(), newManCmd(), newVersionCmd())
+	addKMSTimeout(root)
 	return root
+}
+
+// addKMSTimeout gives every command that takes a signing key (--key: mint, sign,
+// keys public, keys retire) a --kms-timeout flag, and passes its value to
+// keys.LoadSigner through the command's context (keys.WithKMSTimeout), which bounds
+// every KMS call by it. Commands add the flag here, once, rather than each.
+func addKMSTimeout(root *cobra.Command) {
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c.Flags().Lookup("key") == nil {
+			return
+		}
+		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) when a call to the KMS does not answer within this `duration`")
+		prev := c.PreRunE
+		c.PreRunE = func(cmd *cobra.Command, args []string) error {
+			if *timeout <= 0 {
+				return usageErrorf("--kms-timeout %s: give a positive duration, e.g. 30s", *timeout)
+			}
+			cmd.SetContext(keys.WithKMSTimeout(cmd.Context(), *timeout))
+			if prev != nil {
+				return prev(cmd, args)
+			}
+			return nil
+		}
+	}
+	walk(root)
 }
 
 // exactArgs and minArgs wrap cobra's argument checks as usage errors.

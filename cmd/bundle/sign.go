@@ -1,14 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"time"
+	"strings"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/atomicfile"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/mint"
 	"github.com/certcut/certcut/verify"
@@ -21,6 +21,7 @@ type signFlags struct {
 	hostPub, verifierPb []string
 	registry            string
 	json                bool
+	secrets, secretEnvs []string
 }
 
 func newSignCmd() *cobra.Command {
@@ -42,11 +43,22 @@ as 'bundle verify' would, under the signing key (and --host-pub / --verifier-pub
 given); a rejection other than blocked-certified or independent-unverifiable (and,
 while the host has not signed yet, signature-missing) refuses it.
 
-KEY is a PKCS#8 PEM file (mode 0600), env:NAME, or a KMS URI (hashivault://KEY).
+KEY is a PKCS#8 PEM file (mode 0600), env:NAME, or a KMS URI (hashivault://KEY;
+each call to the KMS gives up after --kms-timeout).
+
+sign never publishes a secret: the signing key's PEM text (whole or its base64
+body), --secret and --secret-env values, secret OPENWOP_* variables (named like KEY,
+TOKEN, SECRET, PASSWORD, CREDENTIAL) and the conformance canary. Found in a signed
+or derived member (rows, the discovery document, relaxations, build, suite
+version), where scrubbing would break the digests, the bundle is refused (exit 3,
+nothing written; the message names the places, never the secret): re-mint it.
+Found in an unsigned member (host.name, discovery.url, detail.nonPass…), it is
+replaced with «redacted:…» and the places are listed.
 
 Exit codes: 0 written; 2 the self-check refused it (written to OUT.rejected.json);
-3 an input could not be read (bundle, key); 4 usage (OUT exists without --force,
-already signed, key id mismatch).`,
+3 an input could not be read (bundle, key, KMS failed or timed out), or a secret is
+in signed content; 4 usage (OUT exists without --force, already signed, key id
+mismatch); 70 internal error.`,
 		Example: `  bundle mint --unsigned --key-id host-2026-11 --out unsigned.json …
   bundle sign --as-verifier --key verifier.key.pem --key-id lab-verifier-1 --out countersigned.json unsigned.json
   bundle sign --key keys/host-2026-11.key.pem --key-id host-2026-11 --verifier-pub lab-verifier-1.pub.pem \
@@ -64,10 +76,24 @@ already signed, key id mismatch).`,
 	fl.StringArrayVar(&f.verifierPb, "verifier-pub", nil, "verifier public key to check a verifierSignature with (PEM `FILE` or raw)")
 	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `FILE` for the self-check")
 	fl.BoolVar(&f.json, "json", false, "print the self-check verdict as JSON")
+	fl.StringArrayVar(&f.secrets, "secret", nil, "a secret `VALUE` that must not be published (repeatable; prefer --secret-env)")
+	fl.StringArrayVar(&f.secretEnvs, "secret-env", nil, "the value of environment variable `NAME` must not be published (repeatable)")
 	return cmd
 }
 
-func runSign(cmd *cobra.Command, f signFlags, file string) error {
+// signReport is what sign prints with --json: the self-check verdict of the file
+// written (OUT, or OUT.rejected.json when refused) and where secrets were scrubbed.
+type signReport struct {
+	fileVerdict
+	Redacted []string `json:"redacted"`
+}
+
+// runSign checks the flags, loads the key, reads the bundle, keeps secrets out of
+// it, signs, self-checks and writes. No message it returns quotes a secret: its
+// error is scrubbed of every secret known by then (scrubError).
+func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
+	var secrets []string
+	defer func() { err = scrubError(err, secrets) }()
 	if f.out == "" {
 		return usageErrorf("sign: --out FILE is required")
 	}
@@ -82,18 +108,15 @@ func runSign(cmd *cobra.Command, f signFlags, file string) error {
 			return usageErrorf("%s already exists; pass --force to overwrite it", f.out)
 		}
 	}
-	data, err := readInput("bundle", file)
+	given, err := secretValues("sign", f.secrets, f.secretEnvs)
 	if err != nil {
 		return err
 	}
-	b, problems, err := bundle.Parse(data)
+	env := os.Environ()
+	secrets = mint.Secrets(given, env, nil, f.keyID)
+	data, err := readInput("bundle", file, limitedfile.MaxBundle)
 	if err != nil {
-		return inputError(fmt.Errorf("%s: not a bundle: the file is not valid I-JSON: %v", file, err))
-	}
-	for _, p := range problems {
-		if p.Pointer != "/signature" {
-			return inputError(fmt.Errorf("%s: not a well-formed bundle: %s", file, p))
-		}
+		return err
 	}
 	reg, err := loadRegistry(f.registry)
 	if err != nil {
@@ -107,12 +130,37 @@ func runSign(cmd *cobra.Command, f signFlags, file string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
-	defer cancel()
-	signer, err := loadSigner(ctx, "--key", f.keyRef)
+	signer, err := loadSigner(cmd.Context(), "--key", f.keyRef)
 	if err != nil {
 		return err
 	}
+	secrets = mint.Secrets(given, env, signer.PEM, f.keyID)
+
+	b, problems, err := bundle.Parse(data)
+	if err != nil {
+		return inputError(fmt.Errorf("%s: not a bundle: the file is not valid I-JSON: %v", file, err))
+	}
+	// Secrets before anything else is said about the content: a problem quotes it.
+	scrubbed, redacted, err := mint.ScrubUnbound(b.Raw, secrets)
+	var inSigned *mint.SecretInSignedError
+	if errors.As(err, &inSigned) {
+		return inputError(fmt.Errorf("sign: %s: %w", file, err))
+	}
+	for _, p := range problems {
+		if p.Pointer != "/signature" {
+			return inputError(fmt.Errorf("%s: not a well-formed bundle: %s", file, p))
+		}
+	}
+	if len(redacted) > 0 {
+		decoded, problems := bundle.Decode(scrubbed)
+		for _, p := range problems {
+			if p.Pointer != "/signature" {
+				return inputError(fmt.Errorf("sign: %s: scrubbing a secret from an unsigned member broke the bundle at %s (%s); re-mint it with the secret kept out", file, p.Pointer, p.Message))
+			}
+		}
+		b = decoded
+	}
+
 	tolerated := mint.Tolerated
 	role := "host"
 	if f.asVerifier {
@@ -121,7 +169,7 @@ func runSign(cmd *cobra.Command, f signFlags, file string) error {
 			return usageErrorf("sign: %s already carries a verifierSignature (by %s)", file, b.VerifierSignature.KeyID)
 		}
 		if err := keys.CountersignBundle(b, signer, f.keyID); err != nil {
-			return usageErrorf("sign: %v", err)
+			return signError("sign", err)
 		}
 		verifierKeys = append(keys.Set{signer.Key(f.keyID)}, verifierKeys...)
 		if b.Signature == nil {
@@ -135,25 +183,31 @@ func runSign(cmd *cobra.Command, f signFlags, file string) error {
 			return usageErrorf("sign: --key-id %s is not the bundle's host.signingKeyId %s; sign with the key the bundle names", f.keyID, b.Host.SigningKeyID)
 		}
 		if err := keys.SignBundle(b, signer, f.keyID); err != nil {
-			return usageErrorf("sign: %v", err)
+			return signError("sign", err)
 		}
 		hostKeys = append(keys.Set{signer.Key(f.keyID)}, hostKeys...)
 	}
-	out, err := bundle.Indent(b.Value())
+	out, err := mint.Encode(b)
 	if err != nil {
-		return fmt.Errorf("sign: encoding the bundle: %w", err)
+		return mintError(err)
 	}
 	verdict, checkErr := mint.SelfCheck(out, hostKeys, verifierKeys, reg, tolerated)
+	report := func(path string) {
+		if redacted == nil {
+			redacted = []string{}
+		}
+		printJSON(cmd.OutOrStdout(), signReport{fileVerdict{File: path, ExitCode: verdict.ExitCode(), Verdict: verdict}, redacted})
+	}
 	var refused *mint.RefusedError
 	if errors.As(checkErr, &refused) {
-		rejected := f.out + ".rejected.json"
-		if werr := atomicfile.Write(rejected, out, 0o644, true); werr != nil {
-			return inputError(fmt.Errorf("sign: the self-check refused the bundle, and writing %s failed: %v", rejected, werr))
+		rejected, err := refuse("sign", f.out, out, refused, "")
+		if rejected != "" && f.json {
+			report(rejected)
 		}
-		return &exitError{code: exitRefused, err: fmt.Errorf("sign refused to write %s: %v; the bundle is in %s for inspection", f.out, refused, rejected)}
+		return err
 	}
 	if checkErr != nil {
-		return checkErr
+		return selfCheckError("sign", checkErr)
 	}
 	if err := atomicfile.Write(f.out, out, 0o644, f.force); err != nil {
 		var exists *atomicfile.ExistsError
@@ -163,11 +217,14 @@ func runSign(cmd *cobra.Command, f signFlags, file string) error {
 		return inputError(fmt.Errorf("sign: writing %s: %w", f.out, err))
 	}
 	if f.json {
-		printJSON(cmd.OutOrStdout(), fileVerdict{File: f.out, ExitCode: verdict.ExitCode(), Verdict: verdict})
+		report(f.out)
 		return nil
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "bundle sign: wrote %s (signed by %s as %s; witness %s; self-check: %s)\n",
 		f.out, f.keyID, role, prefix(b.WitnessSha256, 12), selfCheckWords(verdict))
+	if len(redacted) > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "redacted:  %d place(s) in unsigned members: %s\n", len(redacted), strings.Join(redacted, ", "))
+	}
 	for _, u := range verdict.Unverified {
 		fmt.Fprintf(cmd.OutOrStdout(), "  · %s\n", u)
 	}

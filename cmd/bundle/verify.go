@@ -9,6 +9,7 @@ import (
 	"runtime"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/panics"
 	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
@@ -37,6 +38,8 @@ One verdict per file:
 
 With several files the worst verdict sets the exit code
 (VERIFIED < COHERENT < REJECTED < unreadable). A usage error exits 4.
+
+Standard input is read with - (once: a second - is a usage error).
 
 Trust comes only from keys you supply. --host-key takes a SPKI PEM file, a
 directory of <keyId>.pub.pem files (each bundle uses the key named by its
@@ -69,9 +72,21 @@ type fileVerdict struct {
 	ExitCode int    `json:"exitCode"`
 	Error    string `json:"error,omitempty"`
 	*verify.Verdict
+	// panicked is a panic in the worker that judged the file, re-raised in the
+	// command's goroutine (an internal error, exit 70).
+	panicked error
 }
 
 func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
+	stdin := 0
+	for _, file := range files {
+		if file == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErrorf("verify: - (standard input) is given %d times; standard input is read once, so give - once", stdin)
+	}
 	opts, err := f.options()
 	if err != nil {
 		return err
@@ -82,6 +97,9 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 	for i, file := range files {
 		<-ready[i]
 		fv := results[i]
+		if fv.panicked != nil {
+			panic(fv.panicked)
+		}
 		if o := fv.outcome(); o.Severity() > worst.Severity() {
 			worst = o
 		}
@@ -115,7 +133,8 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 // verifyFiles judges the files concurrently, one worker per CPU: each file is read
 // and verified on its own, and its slot of results is filled before ready[i] is
 // closed, so the caller can print in the order given while later files are still
-// being judged.
+// being judged. A panic while judging a file is captured in its slot (panicked),
+// for the caller to re-raise, and the worker goes on with the next file.
 func verifyFiles(stdin io.Reader, files []string, opts verify.Options) ([]fileVerdict, []chan struct{}) {
 	results := make([]fileVerdict, len(files))
 	ready := make([]chan struct{}, len(files))
@@ -132,8 +151,11 @@ func verifyFiles(stdin io.Reader, files []string, opts verify.Options) ([]fileVe
 	for range min(runtime.GOMAXPROCS(0), len(files)) {
 		go func() {
 			for i := range next {
-				results[i] = verifyFile(stdin, files[i], opts)
-				close(ready[i])
+				func() {
+					defer close(ready[i])
+					defer panics.Capture(&results[i].panicked)
+					results[i] = verifyFile(stdin, files[i], opts)
+				}()
 			}
 		}()
 	}
@@ -150,6 +172,7 @@ func (fv fileVerdict) outcome() verify.Outcome {
 // verifyFile reads and judges one file; a file that cannot be read or parsed has
 // no Verdict and an Error that says why.
 func verifyFile(stdin io.Reader, file string, opts verify.Options) fileVerdict {
+	hook("verify-file")
 	data, err := readBundleArg(stdin, file)
 	if err == nil {
 		var v *verify.Verdict
