@@ -1,5 +1,10 @@
 package bundle
 
+import (
+	"fmt"
+	"math"
+)
+
 // Seal derives every member that is a function of the rows and the discovery
 // document, so that a bundle assembled from parts is coherent before it is signed:
 // results.totals, assertionCount, detail.nonPass (every non-pass row with its detail
@@ -8,10 +13,13 @@ package bundle
 func (b *Bundle) Seal() error {
 	rows := b.Results.Requirements
 	b.Results.Totals = CountRows(rows)
-	b.AssertionCount = 0
+	sum, ok := SumAssertions(rows)
+	if !ok {
+		return fmt.Errorf("the rows' assertions sum past 2^63−1: no assertionCount can be written")
+	}
+	b.AssertionCount = sum
 	nonPass := []NonPass{}
 	for _, r := range rows {
-		b.AssertionCount += r.AssertionCount()
 		if r.Result != ExecutedPass {
 			nonPass = append(nonPass, NonPass{ID: r.ID, Result: r.Result, Reason: r.DetailText()})
 		}
@@ -34,4 +42,19 @@ func (b *Bundle) Seal() error {
 	b.WitnessSha256 = witness
 	b.Raw = b.Value()
 	return nil
+}
+
+// SumAssertions adds the rows' assertions (a missing count is 0), reporting false
+// when the sum leaves the int64 range: a wrapped total must never be written, nor
+// equal a stored count.
+func SumAssertions(rows []Row) (int64, bool) {
+	var sum int64
+	for _, r := range rows {
+		n := r.AssertionCount()
+		if (n > 0 && sum > math.MaxInt64-n) || (n < 0 && sum < math.MinInt64-n) {
+			return 0, false
+		}
+		sum += n
+	}
+	return sum, true
 }

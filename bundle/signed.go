@@ -46,12 +46,16 @@ var Bindings = []MemberBinding{
 	{"bundleVersion", Derived},
 	{"suite.name", Derived},
 	{"signature.over", Derived},
+
 	{"generatedAt", Unsigned},
 	{"host.name", Unsigned},
 	{"host.version", Unsigned},
 	{"host.vendor", Unsigned},
 	{"host.signingKeyId", Unsigned},
 	{"discovery.url", Unsigned},
+	// Copies of discovery document members: verify re-derives them when the
+	// document is embedded and hashes to discovery.sha256 (and then drops them from
+	// Verdict.Unsigned); the table lists them as the file alone binds them.
 	{"discovery.protocolVersions", Unsigned},
 	{"discovery.preferredVersion", Unsigned},
 	{"suite.targetMajor", Unsigned},

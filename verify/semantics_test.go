@@ -209,14 +209,39 @@ func TestAssertionSumDoesNotWrap(t *testing.T) {
 	b := testkit.Unsigned("https://h.example")
 	base := b.AssertionCount
 	// 2049 rows of 2^53−1 sum to 2^64 + 2^53 − 2049: in int64 that wraps to a small,
-	// positive, I-JSON-safe number, which Seal stores as assertionCount.
+	// positive, I-JSON-safe number. Seal refuses to write a wrapped count, so the
+	// forger's bundle is sealed with small counts, then given the huge ones, a
+	// recomputed witness (signed) and the wrapped assertionCount (not signed).
 	for i := range 2049 {
-		b.Results.Requirements = append(b.Results.Requirements, testkit.Row(fmt.Sprintf("openwop.requirement.0999.huge-%04d", i), "v2-huge.test.ts", maxSafe))
+		b.Results.Requirements = append(b.Results.Requirements, testkit.Row(fmt.Sprintf("openwop.requirement.0999.huge-%04d", i), "v2-huge.test.ts", 1))
 	}
-	v := sealVerify(t, b, hostOpts())
+	if err := b.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	huge := int64(maxSafe)
+	for i := range b.Results.Requirements[len(b.Results.Requirements)-2049:] {
+		b.Results.Requirements[len(b.Results.Requirements)-2049+i].Assertions = &huge
+	}
+	if _, ok := bundle.SumAssertions(b.Results.Requirements); ok {
+		t.Fatal("the fixture does not pass 2^63")
+	}
+	if err := b.Seal(); err == nil {
+		t.Fatal("Seal wrote a count for assertions that sum past 2^63")
+	}
 	wrapped := base + 1<<53 - 2049
-	if b.AssertionCount != wrapped || b.AssertionCount <= 0 || b.AssertionCount > maxSafe {
-		t.Fatalf("the fixture does not wrap as intended: assertionCount %d, want %d", b.AssertionCount, wrapped)
+	b.AssertionCount = wrapped
+	witness, err := bundle.WitnessDigest(b.Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.WitnessSha256 = witness
+	testkit.Sign(b, "host", testkit.HostKeyID)
+	v, err := verify.Parse(testkit.Encode(b), hostOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrapped <= 0 || wrapped > maxSafe {
+		t.Fatalf("the wrapped count %d is not a small positive I-JSON integer", wrapped)
 	}
 	if !slices.Equal(v.Kinds(), []verify.Kind{"assertion-count"}) || v.Outcome != verify.Rejected {
 		t.Fatalf("%s %+v", v.Outcome, v.Rejections)

@@ -272,7 +272,7 @@ func (c *checker) digestRules(rows []bundle.Row) {
 	case witness != b.WitnessSha256:
 		c.reject(KindWitnessDigest, "", "witnessSha256 is %s, but the signed rows digest to %s: rows, relaxations or deployment were changed after signing", orNone(b.WitnessSha256), witness)
 	}
-	if sum, ok := sumAssertions(rows); !ok {
+	if sum, ok := bundle.SumAssertions(rows); !ok {
 		c.reject(KindAssertionCount, "", "assertionCount is %d, but the rows' assertions sum past %d (2^63−1): no count can be right", b.AssertionCount, int64(math.MaxInt64))
 	} else if sum != b.AssertionCount {
 		c.reject(KindAssertionCount, "", "assertionCount is %d, but the rows' assertions sum to %d", b.AssertionCount, sum)
@@ -866,20 +866,6 @@ func (c *checker) conclude() {
 
 func keyUse(k keys.PublicKey, match string) *KeyUse {
 	return &KeyUse{KeyID: k.KeyID, Source: string(k.Source), Origin: k.Origin, PublicKey: k.Base64URL(), Fingerprint: k.Fingerprint(), RetiredAt: k.RetiredAt, NotBefore: k.NotBefore, Match: match}
-}
-
-// sumAssertions adds the rows' assertions, reporting false when the sum leaves
-// the int64 range: a wrapped total must never equal a stored count.
-func sumAssertions(rows []bundle.Row) (int64, bool) {
-	var sum int64
-	for _, r := range rows {
-		n := r.AssertionCount()
-		if (n > 0 && sum > math.MaxInt64-n) || (n < 0 && sum < math.MinInt64-n) {
-			return 0, false
-		}
-		sum += n
-	}
-	return sum, true
 }
 
 // unsigned fills Verdict.Unsigned: every member bundle.Bindings calls unsigned that

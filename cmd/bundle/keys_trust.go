@@ -235,7 +235,7 @@ func trustFromDiscovery(from string, major int, only []string) (*trustSource, er
 	if discovery.IsURL(from) {
 		u, uerr := discovery.NormalizeURL(from)
 		if uerr != nil {
-			return nil, usageErrorf("--from-discovery %s: %v", from, uerr)
+			return nil, usageErrorf("--from-discovery %s: %v", discovery.Redact(from), uerr)
 		}
 		src.source = u
 		if doc, err = discovery.Fetch(context.Background(), u, discovery.Options{TargetMajor: major}); err != nil {

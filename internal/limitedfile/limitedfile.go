@@ -44,7 +44,7 @@ func (e *NotRegularError) Error() string {
 	case e.Mode.IsDir():
 		what = "a directory, not a file"
 	case e.Mode&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO), not a regular file; certcut does not wait on pipes: save the content to a file, or pass - to read standard input"
+		what = "a named pipe (FIFO), not a regular file; certcut does not wait on pipes: save the content to a file first"
 	case e.Mode&fs.ModeDevice != 0 || e.Mode&fs.ModeCharDevice != 0:
 		what = "a device, not a regular file"
 	case e.Mode&fs.ModeSocket != 0:
