@@ -528,3 +528,34 @@ func TestRejectionsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// A bundle that claims more profiles or declares more relaxations than certcut
+// judges is rejected at once (too-many-claims), instead of keeping the verifier
+// busy comparing claims with claims; the discovery digest is still checked.
+func TestTooManyClaims(t *testing.T) {
+	b := testkit.Unsigned("https://h.example")
+	for i := range verify.MaxClaimedProfiles {
+		b.ClaimedProfiles = append(b.ClaimedProfiles, bundle.ClaimedProfile{ID: fmt.Sprintf("openwop-extra-%d", i), EvidenceTier: bundle.TierSelf, Certified: true})
+	}
+	v := sealVerify(t, b, hostOpts())
+	if !v.HasRejection(verify.KindTooManyClaims) || len(v.CertifiedProfiles) != 0 || v.Outcome != verify.Rejected {
+		t.Fatalf("%s %v %v", v.Outcome, v.Kinds(), v.CertifiedProfiles)
+	}
+	if v.DiscoveryRecomputed == "" || v.HasRejection(verify.KindDiscoveryDigest) {
+		t.Errorf("the discovery digest was not checked: %q %v", v.DiscoveryRecomputed, v.Kinds())
+	}
+	b = testkit.Unsigned("https://h.example")
+	for i := range verify.MaxRelaxations + 1 {
+		b.Host.Relaxations = append(b.Host.Relaxations, bundle.Relaxation{Obligation: fmt.Sprintf("f%d.x", i), Durability: "session", Reason: "r"})
+	}
+	if v := sealVerify(t, b, hostOpts()); !v.HasRejection(verify.KindTooManyClaims) {
+		t.Fatalf("%v", v.Kinds())
+	}
+	b = testkit.Unsigned("https://h.example")
+	for i := range verify.MaxRelaxations {
+		b.Host.Relaxations = append(b.Host.Relaxations, bundle.Relaxation{Obligation: fmt.Sprintf("f%d.x", i), Durability: "session", Reason: "r"})
+	}
+	if v := sealVerify(t, b, hostOpts()); v.HasRejection(verify.KindTooManyClaims) {
+		t.Fatalf("%d relaxations are within the bound: %v", verify.MaxRelaxations, v.Kinds())
+	}
+}

@@ -17,8 +17,8 @@ import (
 type Kind string
 
 // Rejection kinds, in the order the verifier checks them. schema,
-// discovery-versions-mismatch and certified-not-witnessed are certcut's own; the
-// others are the reference verifyBundleV3's.
+// discovery-versions-mismatch, certified-not-witnessed and too-many-claims are
+// certcut's own; the others are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -46,6 +46,15 @@ const (
 	KindOptedOutButAdvertised        Kind = "opted-out-but-advertised"
 	KindProfileNotDerivable          Kind = "profile-not-derivable"
 	KindCertifiedNotWitnessed        Kind = "certified-not-witnessed" // certcut's own
+	KindTooManyClaims                Kind = "too-many-claims"         // certcut's own
+)
+
+// Bounds on what a bundle may claim before the rules that compare claims with
+// claims run (too-many-claims): far above any real bundle, low enough that a
+// hostile one cannot keep the verifier busy for minutes.
+const (
+	MaxClaimedProfiles = 256
+	MaxRelaxations     = 256
 )
 
 // ProfileScoped reports whether rejections of the kind name the profile they

@@ -571,6 +571,15 @@ func (c *checker) hostSigned(sig string) (keys.PublicKey, bool) {
 func (c *checker) profileRules(rows []bundle.Row) {
 	b := c.b
 	reg := c.opts.Registry
+	if n, m := len(b.ClaimedProfiles), len(b.Host.Relaxations); n > MaxClaimedProfiles || m > MaxRelaxations {
+		// The relaxation and certification rules compare claims with claims; past
+		// these bounds a hostile bundle could make them run for minutes. No real
+		// bundle comes near them (the registry has three profiles), and the
+		// bundle-wide rejection withdraws every profile anyway.
+		c.reject(KindTooManyClaims, "", "the bundle claims %d profiles and declares %d relaxations; certcut judges at most %d and %d", n, m, MaxClaimedProfiles, MaxRelaxations)
+		c.discoveryRules(reg)
+		return
+	}
 	var claimedIDs, declared []string
 	for _, p := range b.ClaimedProfiles {
 		claimedIDs = append(claimedIDs, p.ID)
@@ -599,36 +608,7 @@ func (c *checker) profileRules(rows []bundle.Row) {
 	}
 
 	doc := b.Discovery.Document
-	decidable := false
-	switch {
-	case doc == nil:
-		c.v.Unverified = append(c.v.Unverified, "derivability not checked: the bundle carries no discovery.document (bundles cut before suite 2.0.5), so discovery.sha256 cannot be re-derived either")
-	default:
-		digest, err := bundle.DiscoveryDigest(*doc)
-		c.v.DiscoveryRecomputed = digest
-		switch {
-		case err != nil:
-			c.reject(KindDiscoveryDigest, "", "discovery.document cannot be canonicalized: %v", err)
-		case digest != b.Discovery.Sha256:
-			c.reject(KindDiscoveryDigest, "", "discovery.sha256 is %s, but the embedded document hashes to %s", orNone(b.Discovery.Sha256), digest)
-		default:
-			c.docDigestOK = true
-			c.versionRules(*doc)
-		}
-		switch {
-		case !c.docDigestOK:
-			c.v.Unverified = append(c.v.Unverified, "derivability not checked: the discovery document does not match discovery.sha256")
-		case b.Suite.TargetMajor == 1:
-			c.v.Unverified = append(c.v.Unverified, "derivability not checked: major-1 profiles derive from the v1 profile catalog, which certcut does not ship")
-		case b.Suite.TargetMajor != 2:
-			c.v.Unverified = append(c.v.Unverified, fmt.Sprintf("derivability not checked: suite.targetMajor %d has no profile registry", b.Suite.TargetMajor))
-		case reg == nil:
-			c.v.Unverified = append(c.v.Unverified, "derivability not checked: no v2 profile registry was given")
-		default:
-			decidable = true
-		}
-	}
-	c.v.DerivabilityChecked = decidable
+	decidable := c.discoveryRules(reg)
 
 	const optOutPrefix, optOutMarker = "openwop.profile.", "OPENWOP_OPTED_OUT_PROFILES"
 	for _, r := range rows {
@@ -665,6 +645,45 @@ func (c *checker) profileRules(rows []bundle.Row) {
 		c.floorRules(rows, reg)
 	}
 	c.relaxed = slices.Concat(declaredDenied, observedDenied)
+}
+
+// discoveryRules: discovery-digest and discovery-versions-mismatch; it reports
+// whether derivability is decidable (the document is there, hashes to
+// discovery.sha256, the major is 2 and a registry was given) and says why not.
+func (c *checker) discoveryRules(reg *profiles.Registry) bool {
+	b := c.b
+	doc := b.Discovery.Document
+	decidable := false
+	switch {
+	case doc == nil:
+		c.v.Unverified = append(c.v.Unverified, "derivability not checked: the bundle carries no discovery.document (bundles cut before suite 2.0.5), so discovery.sha256 cannot be re-derived either")
+	default:
+		digest, err := bundle.DiscoveryDigest(*doc)
+		c.v.DiscoveryRecomputed = digest
+		switch {
+		case err != nil:
+			c.reject(KindDiscoveryDigest, "", "discovery.document cannot be canonicalized: %v", err)
+		case digest != b.Discovery.Sha256:
+			c.reject(KindDiscoveryDigest, "", "discovery.sha256 is %s, but the embedded document hashes to %s", orNone(b.Discovery.Sha256), digest)
+		default:
+			c.docDigestOK = true
+			c.versionRules(*doc)
+		}
+		switch {
+		case !c.docDigestOK:
+			c.v.Unverified = append(c.v.Unverified, "derivability not checked: the discovery document does not match discovery.sha256")
+		case b.Suite.TargetMajor == 1:
+			c.v.Unverified = append(c.v.Unverified, "derivability not checked: major-1 profiles derive from the v1 profile catalog, which certcut does not ship")
+		case b.Suite.TargetMajor != 2:
+			c.v.Unverified = append(c.v.Unverified, fmt.Sprintf("derivability not checked: suite.targetMajor %d has no profile registry", b.Suite.TargetMajor))
+		case reg == nil:
+			c.v.Unverified = append(c.v.Unverified, "derivability not checked: no v2 profile registry was given")
+		default:
+			decidable = true
+		}
+	}
+	c.v.DerivabilityChecked = decidable
+	return decidable
 }
 
 // versionRules: discovery-versions-mismatch. discovery.protocolVersions and
