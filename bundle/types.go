@@ -1,7 +1,8 @@
 // Package bundle is the OpenWOP certification bundle v3 format: its types, a strict
 // I-JSON reader that keeps presence, RFC 8785 canonical JSON, the witness and
 // discovery digests, the attestation payload a signature covers, and assembly of a
-// bundle from its parts. It imports nothing else of certcut's.
+// bundle from its parts. It imports nothing else of certcut's but the leaf
+// internal/limitedfile, through which every file is read.
 //
 // A bundle is held twice: as the Value tree the reader produced (the exact data the
 // digests and the signature are computed over, member order and presence included)
