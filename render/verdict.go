@@ -66,7 +66,6 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 	return sw.(*safeWriter).err
 }
 
-
 // unsignedShown are the unsigned claims the verify text lists on its unsigned:
 // line, with their labels; the JSON verdict has them all (Verdict.Unsigned).
 var unsignedShown = []struct{ member, label string }{
