@@ -80,3 +80,14 @@ func BindingOf(path string) Binding {
 
 // IsUnsigned reports whether nothing binds the member at path.
 func IsUnsigned(path string) bool { return BindingOf(path) == Unsigned }
+
+// UnsignedOf returns, in order, the paths that nothing binds.
+func UnsignedOf(paths ...string) []string {
+	var un []string
+	for _, p := range paths {
+		if IsUnsigned(p) {
+			un = append(un, p)
+		}
+	}
+	return un
+}

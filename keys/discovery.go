@@ -93,6 +93,23 @@ func FromDiscovery(doc *bundle.Value, keyID string, source Source, origin string
 	return PublicKey{}, &KeyNotPublishedError{KeyID: keyID, Published: ids}
 }
 
+// Value returns the entry as a discovery document writes it: keyId, alg, publicKey,
+// use when set, retiredAt when set.
+func (s SigningKey) Value() bundle.Value {
+	m := []bundle.Member{
+		{Name: "keyId", Value: bundle.StringValue(s.KeyID)},
+		{Name: "alg", Value: bundle.StringValue(s.Alg)},
+		{Name: "publicKey", Value: bundle.StringValue(s.PublicKey)},
+	}
+	if s.Use != "" {
+		m = append(m, bundle.Member{Name: "use", Value: bundle.StringValue(s.Use)})
+	}
+	if s.RetiredAt != "" {
+		m = append(m, bundle.Member{Name: "retiredAt", Value: bundle.StringValue(s.RetiredAt)})
+	}
+	return bundle.ObjectValue(m...)
+}
+
 // Entry returns the discovery signingKeys[] entry that publishes k.
 func (k PublicKey) Entry() SigningKey {
 	return SigningKey{KeyID: k.KeyID, Alg: bundle.AlgEd25519, PublicKey: k.Base64URL(), Use: UseCertificationBundle, RetiredAt: k.RetiredAt}

@@ -430,17 +430,7 @@ func (k *Keyring) TrustKey(pub PublicKey, host KeyringHost, source string, now t
 	if !KeyIDPattern.MatchString(pub.KeyID) {
 		return TrustResult{}, fmt.Errorf("key id %q does not match %s", pub.KeyID, KeyIDPattern)
 	}
-	e := pub.Entry()
-	members := []bundle.Member{
-		{Name: "keyId", Value: bundle.StringValue(e.KeyID)},
-		{Name: "alg", Value: bundle.StringValue(e.Alg)},
-		{Name: "publicKey", Value: bundle.StringValue(e.PublicKey)},
-		{Name: "use", Value: bundle.StringValue(e.Use)},
-	}
-	if e.RetiredAt != "" {
-		members = append(members, bundle.Member{Name: "retiredAt", Value: bundle.StringValue(e.RetiredAt)})
-	}
-	doc := bundle.ObjectValue(bundle.Member{Name: "signingKeys", Value: bundle.ArrayValue(bundle.ObjectValue(members...))})
+	doc := bundle.ObjectValue(bundle.Member{Name: "signingKeys", Value: bundle.ArrayValue(pub.Entry().Value())})
 	return k.Trust(doc, host, source, now, []string{pub.KeyID})
 }
 

@@ -24,16 +24,7 @@ import (
 // marks that could reorder what a reviewer reads. A host name or row detail
 // carrying "\n::error file=x::pwned" therefore stays on its line and can never
 // become a GitHub workflow command, a forged "RESULT: PASS" or a terminal escape.
-func Inline(s string) string {
-	if !strings.ContainsFunc(s, unsafeInline) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		writeRune(&b, r, unsafeInline)
-	}
-	return b.String()
-}
+func Inline(s string) string { return escapeWhere(s, unsafeInline) }
 
 // Lines splits s at its line feeds (a CRLF counts as one) and makes each line
 // Inline, for a renderer that shows multi-line text — a row's detail — as
@@ -105,13 +96,17 @@ func Isolate(s string) string { return "\u2068" + BidiNeutral(s) + "\u2069" }
 // isolate it sits in), so the HTML report shows them instead of obeying them.
 // Right-to-left letters and the marks LRM, RLM and ALM are kept: an isolate
 // contains them.
-func BidiNeutral(s string) string {
-	if !strings.ContainsFunc(s, bidiControl) {
+func BidiNeutral(s string) string { return escapeWhere(s, bidiControl) }
+
+// escapeWhere returns s with every rune for which escape is true shown as
+// \u{XXXX}; s itself when there is none.
+func escapeWhere(s string, escape func(rune) bool) string {
+	if !strings.ContainsFunc(s, escape) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		writeRune(&b, r, bidiControl)
+		writeRune(&b, r, escape)
 	}
 	return b.String()
 }

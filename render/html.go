@@ -237,12 +237,7 @@ func valueHTML(member, s string) template.HTML {
 
 // tagHTML is the "unsigned" tag when any of the members is unsigned.
 func tagHTML(members ...string) template.HTML {
-	var un []string
-	for _, m := range members {
-		if bundle.IsUnsigned(m) {
-			un = append(un, m)
-		}
-	}
+	un := bundle.UnsignedOf(members...)
 	if len(un) == 0 {
 		return ""
 	}

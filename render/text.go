@@ -125,12 +125,7 @@ const UnsignedLegend = UnsignedMark + " marks the minter's claims: outside the s
 // unsigned returns " (unsigned)" when every member named is unsigned, " (unsigned:
 // a, b)" when only some are, and "" when none is. bundle.Bindings decides.
 func (p *painter) unsigned(members ...string) string {
-	var un []string
-	for _, m := range members {
-		if bundle.IsUnsigned(m) {
-			un = append(un, m)
-		}
-	}
+	un := bundle.UnsignedOf(members...)
 	if len(un) == 0 {
 		return ""
 	}

@@ -33,16 +33,7 @@ const HostKeyID = "test-host-1"
 func Discovery(origin string, published ...keys.SigningKey) bundle.Value {
 	keyItems := make([]bundle.Value, len(published))
 	for i, k := range published {
-		m := []bundle.Member{
-			{Name: "keyId", Value: bundle.StringValue(k.KeyID)},
-			{Name: "alg", Value: bundle.StringValue(k.Alg)},
-			{Name: "publicKey", Value: bundle.StringValue(k.PublicKey)},
-			{Name: "use", Value: bundle.StringValue(k.Use)},
-		}
-		if k.RetiredAt != "" {
-			m = append(m, bundle.Member{Name: "retiredAt", Value: bundle.StringValue(k.RetiredAt)})
-		}
-		keyItems[i] = bundle.ObjectValue(m...)
+		keyItems[i] = k.Value()
 	}
 	family := func() bundle.Value {
 		return bundle.ObjectValue(
