@@ -225,7 +225,7 @@ func TestBindByHistory(t *testing.T) {
 				os.WriteFile(path, tc.worktree, 0o644)
 			}
 			data, _ := os.ReadFile(path)
-			hb, err := gate.BindByHistory(context.Background(), path, sha(data))
+			hb, err := gate.BindByHistory(context.Background(), path, sha(data), "HEAD")
 			var edit *gate.HistoryEditError
 			var un *gate.HistoryUnavailableError
 			switch {
@@ -252,7 +252,7 @@ func TestBindByHistory(t *testing.T) {
 		g.git("mv", f, "evidence/renamed.json")
 		g.git("commit", "-q", "-m", "rename")
 		path := filepath.Join(g.dir, "evidence", "renamed.json")
-		_, err := gate.BindByHistory(context.Background(), path, sha(pMoved))
+		_, err := gate.BindByHistory(context.Background(), path, sha(pMoved), "HEAD")
 		var edit *gate.HistoryEditError
 		if !errors.As(err, &edit) {
 			t.Fatalf("%v, want the edit found through the rename", err)
@@ -261,7 +261,7 @@ func TestBindByHistory(t *testing.T) {
 	t.Run("not a work tree", func(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "b.json"), p, 0o644)
-		_, err := gate.BindByHistory(context.Background(), filepath.Join(dir, "b.json"), sha(p))
+		_, err := gate.BindByHistory(context.Background(), filepath.Join(dir, "b.json"), sha(p), "HEAD")
 		var un *gate.HistoryUnavailableError
 		if !errors.As(err, &un) || !strings.Contains(un.Reason, "is not in a git work tree") {
 			t.Fatalf("%v", err)
@@ -273,7 +273,7 @@ func TestBindByHistory(t *testing.T) {
 		g.commit(map[string][]byte{f: pMoved})
 		clone := filepath.Join(t.TempDir(), "clone")
 		g.git("clone", "-q", "--depth", "1", "file://"+g.dir, clone)
-		_, err := gate.BindByHistory(context.Background(), filepath.Join(clone, f), sha(pMoved))
+		_, err := gate.BindByHistory(context.Background(), filepath.Join(clone, f), sha(pMoved), "HEAD")
 		var un *gate.HistoryUnavailableError
 		if !errors.As(err, &un) || !strings.Contains(un.Reason, "shallow") {
 			t.Fatalf("%v: a shallow clone hides the edit, so it must not bind", err)
@@ -287,14 +287,71 @@ func TestBindByHistory(t *testing.T) {
 		g.git("add", "evidence")
 		g.git("commit", "-q", "-m", "evidence")
 		head := g.git("rev-parse", "HEAD")
-		repo, err := gate.Open(gate.Config{Root: g.dir, Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
+		repo, err := gate.Open(gate.Config{Root: g.dir, HistoryBase: "HEAD", Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		rep := repo.Accepted(context.Background(), gate.AcceptedRequest{Require: []string{"openwop.requirement.0901.good"}})
 		c := tierCriterion(t, rep, "good.json")
-		if c.Status != gate.Pass || !strings.Contains(c.Reason, "origin bound by git history: discovery.url unchanged since commit "+head[:12]+" that added it") {
+		if c.Status != gate.Pass || !strings.Contains(c.Reason, "origin bound by git history: discovery.url unchanged since commit "+head[:12]+" on the reviewed base HEAD added it") {
 			t.Errorf("%s %s", c.Status, c.Reason)
+		}
+	})
+	// A pull request's own commits are its author's word: a bundle added on a
+	// branch is not bound until the commit that added it is on the reviewed base.
+	t.Run("added on a branch, not on the base", func(t *testing.T) {
+		g := newGitRepo(t)
+		base := g.commit(map[string][]byte{"README": []byte("spec")})
+		g.git("branch", "-q", "reviewed")
+		added := g.commit(map[string][]byte{f: pMoved})
+		path := filepath.Join(g.dir, f)
+		_, err := gate.BindByHistory(context.Background(), path, sha(pMoved), "reviewed")
+		var un *gate.HistoryUnavailableError
+		if !errors.As(err, &un) || !strings.Contains(un.Reason, "commit "+added[:12]+", which added this discovery.url with the signed payload, is not on the reviewed base reviewed") {
+			t.Fatalf("%v (base %s)", err, base)
+		}
+		if _, err := gate.BindByHistory(context.Background(), path, sha(pMoved), ""); !errors.As(err, &un) || !strings.Contains(un.Reason, "no reviewed base") {
+			t.Fatalf("no base: %v", err)
+		}
+		if _, err := gate.BindByHistory(context.Background(), path, sha(pMoved), "no-such-branch"); !errors.As(err, &un) || !strings.Contains(un.Reason, "is not a commit of this repository") {
+			t.Fatalf("unknown base: %v", err)
+		}
+		if _, err := gate.BindByHistory(context.Background(), path, sha(pMoved), "--output=/tmp/x"); !errors.As(err, &un) || !strings.Contains(un.Reason, "is not a revision") {
+			t.Fatalf("option as base: %v", err)
+		}
+		// Once merged into the base, the same commit binds.
+		g.git("branch", "-q", "-f", "reviewed", "HEAD")
+		if hb, err := gate.BindByHistory(context.Background(), path, sha(pMoved), "reviewed"); err != nil || hb.Commit != added {
+			t.Fatalf("merged: %v %+v", err, hb)
+		}
+	})
+	// A copy of a committed bundle under another name and another URL, made so
+	// that git does not see it as a copy: the payload it shares with the original
+	// binds neither URL, whatever the base.
+	t.Run("a copy with another url", func(t *testing.T) {
+		g := newGitRepo(t)
+		if err := testkit.SpecRepo(g.dir); err != nil {
+			t.Fatal(err)
+		}
+		good := filepath.Join(g.dir, "evidence", "v2-host-bundles", "good.json")
+		data, err := os.ReadFile(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied := withURL(t, data, testkit.OriginTier2+"/.well-known/openwop")
+		os.WriteFile(filepath.Join(g.dir, "evidence", "v2-host-bundles", "copy.json"), copied, 0o644)
+		g.git("add", "evidence")
+		g.git("commit", "-q", "-m", "evidence and a copy")
+		repo, err := gate.Open(gate.Config{Root: g.dir, HistoryBase: "HEAD", MinTier: 1, Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := repo.Accepted(context.Background(), gate.AcceptedRequest{Require: []string{"openwop.requirement.0901.good"}})
+		for _, file := range []string{"good.json", "copy.json"} {
+			c := tierCriterion(t, rep, file)
+			if c.Status == gate.Pass || !strings.Contains(c.Reason, "carries the same signed payload with discovery.url") {
+				t.Errorf("%s: %s %s", file, c.Status, c.Reason)
+			}
 		}
 	})
 }

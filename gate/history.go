@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,9 +22,13 @@ import (
 // HistoryBinding is what a repository's history says about a committed bundle's
 // discovery.url, which no signature covers: every committed version of the file
 // that carries the current signed payload (bundle.Attestation) carries the current
-// discovery.url, and no commit ever changed discovery.url while leaving the signed
-// payload as it was. Commit is the oldest commit whose version carries the current
-// payload, the one that added this discovery.url with it.
+// discovery.url, no commit ever changed discovery.url while leaving the signed
+// payload as it was, and the commit that added this discovery.url with the payload
+// is already on the reviewed base (an ancestor of it). Commit is that commit.
+//
+// The base is what makes history a binder: a file's history only shows that
+// someone committed the URL, and a pull request's own commits are the author's
+// word. Only a URL that reviewed history carried with its payload is bound.
 type HistoryBinding struct {
 	Commit string
 	// Versions is how many committed versions of the file were read.
@@ -55,12 +60,15 @@ func (e *HistoryEditError) Error() string {
 // BindByHistory asks git whether the history of the committed bundle file binds
 // its discovery.url (see HistoryBinding). sha256 is the hex SHA-256 of the
 // content that was judged: the file must be committed at HEAD with exactly that
-// content. It reads the history with plumbing only (rev-parse, log, cat-file
-// --batch; no hooks, filters, textconv or replace objects), following renames.
+// content. base names the reviewed branch or commit (the pull request's base, a
+// protected branch); without one the history binds nothing. It reads the history
+// with plumbing only (rev-parse, log, cat-file --batch, merge-base; no hooks,
+// filters, textconv or replace objects), following renames.
 //
-// The errors are *HistoryUnavailableError (the binder cannot be consulted) and
-// *HistoryEditError (the history refutes the URL).
-func BindByHistory(ctx context.Context, file, sha256Hex string) (*HistoryBinding, error) {
+// The errors are *HistoryUnavailableError (the binder cannot be consulted, or the
+// URL is not on the reviewed base) and *HistoryEditError (the history refutes the
+// URL).
+func BindByHistory(ctx context.Context, file, sha256Hex, base string) (*HistoryBinding, error) {
 	gitPath, err := exec.LookPath("git")
 	if err != nil {
 		return nil, &HistoryUnavailableError{Reason: "git is not installed"}
@@ -80,6 +88,9 @@ func BindByHistory(ctx context.Context, file, sha256Hex string) (*HistoryBinding
 	}
 	if shallow, err := g.output(nil, "rev-parse", "--is-shallow-repository"); err != nil || strings.TrimSpace(string(shallow)) != "false" {
 		return nil, &HistoryUnavailableError{Reason: "the clone is shallow, so the history is incomplete (fetch it whole: git fetch --unshallow, or actions/checkout fetch-depth: 0)"}
+	}
+	if base == "" {
+		return nil, &HistoryUnavailableError{Reason: "no reviewed base was given (--history-base REF, the branch pull requests merge into): a file's own commits are only its author's word"}
 	}
 	lines := strings.SplitN(strings.TrimRight(string(where), "\n"), "\n", 2)
 	if len(lines) != 2 {
@@ -143,7 +154,34 @@ func BindByHistory(ctx context.Context, file, sha256Hex string) (*HistoryBinding
 	if res.Commit == "" {
 		return nil, &HistoryUnavailableError{Reason: "no committed version carries the current signed payload"}
 	}
+	if strings.HasPrefix(base, "-") || strings.ContainsAny(base, "\n\x00") {
+		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("--history-base %q is not a revision", base)}
+	}
+	baseCommit, err := g.output(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("the reviewed base %s is not a commit of this repository (fetch it: git fetch origin %s, or actions/checkout fetch-depth: 0)", base, base)}
+	}
+	onBase, err := g.isAncestor(res.Commit, strings.TrimSpace(string(baseCommit)))
+	if err != nil {
+		return nil, &HistoryUnavailableError{Reason: err.Error()}
+	}
+	if !onBase {
+		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("commit %s, which added this discovery.url with the signed payload, is not on the reviewed base %s: only reviewed history binds", short(res.Commit), base)}
+	}
 	return res, nil
+}
+
+// isAncestor reports whether commit is an ancestor of (or equal to) base.
+func (g gitRunner) isAncestor(commit, base string) (bool, error) {
+	err := g.command("merge-base", "--is-ancestor", commit, base).Run()
+	if err == nil {
+		return true, nil
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return false, nil
+	}
+	return false, fmt.Errorf("git merge-base: %v", err)
 }
 
 type version struct{ url, payload string }

@@ -331,9 +331,18 @@ func (r *Repo) tierCheck(a *assessment) check {
 	// A history that refutes the URL (*HistoryEditError) and one that cannot be
 	// read (*HistoryUnavailableError) both leave the origin unbound; the reason
 	// says which.
-	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256)
+	if dup := r.samePayloadOtherURL(a.entry); dup != nil {
+		a.unbound = append(a.unbound, fmt.Sprintf("git: not consulted: %s carries the same signed payload with discovery.url %s, so the payload binds neither URL", dup.File, dup.Bundle.Discovery.URL))
+		if r.Live {
+			a.tierAwaitsLive = true
+			c.status, c.reason = Blocked, a.tierListed+", but the origin is not bound yet: the --live fetch decides"
+			return c
+		}
+		return r.unboundTier(a, c, "")
+	}
+	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256, r.HistoryBase)
 	if err == nil {
-		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s that added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), hb.Versions)
+		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s on the reviewed base %s added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), r.HistoryBase, hb.Versions)
 		return c
 	}
 	var unavailable *HistoryUnavailableError
@@ -348,6 +357,25 @@ func (r *Repo) tierCheck(a *assessment) check {
 		return c
 	}
 	return r.unboundTier(a, c, "")
+}
+
+// samePayloadOtherURL returns another loaded bundle that carries e's signed
+// payload under another discovery.url: a copy whose URL was changed, which no
+// history of e's own file shows.
+func (r *Repo) samePayloadOtherURL(e *Entry) *Entry {
+	mine, err := bundle.Attestation(e.Bundle.Raw)
+	if err != nil {
+		return nil
+	}
+	for _, o := range r.Entries {
+		if o == e || o.Bundle == nil || o.Bundle.Discovery.URL == e.Bundle.Discovery.URL {
+			continue
+		}
+		if theirs, err := bundle.Attestation(o.Bundle.Raw); err == nil && string(theirs) == string(mine) {
+			return o
+		}
+	}
+	return nil
 }
 
 // unboundTier settles a tier check no binder held: PASS marked unsigned under

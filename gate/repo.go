@@ -44,6 +44,11 @@ type Config struct {
 	// tier. The criterion says the origin is unsigned. A keyring that pins the
 	// signing key to other origins still FAILs the bundle.
 	TrustUnsignedOrigin bool
+	// HistoryBase is the reviewed branch or commit (a pull request's base) the git
+	// history binder trusts: a committed bundle's discovery.url is bound by
+	// history only when the commit that added it with its signed payload is on
+	// HistoryBase. Empty: history binds nothing.
+	HistoryBase string
 }
 
 // Repo is a spec repository's evidence, loaded once: the committed bundles and
@@ -158,7 +163,7 @@ func optional[T any](path string, load func(string) (*T, error)) (*T, error) {
 func (r *Repo) settings() Settings {
 	s := Settings{BundlesDir: r.BundlesDir, TiersFile: r.TiersFile, LedgerFile: r.LedgerFile, Anchors: r.AnchorsFile,
 		Keyring: r.KeyringPath, HostKeys: len(r.Loader.Options.HostKeys), MinTier: r.MinTier, Live: r.Live,
-		TrustUnsignedOrigin: r.TrustUnsignedOrigin}
+		TrustUnsignedOrigin: r.TrustUnsignedOrigin, HistoryBase: r.HistoryBase}
 	if r.Tiers == nil {
 		s.TiersFile += " (absent)"
 	}

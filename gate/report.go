@@ -100,6 +100,8 @@ type Settings struct {
 	// TrustUnsignedOrigin: host tiers were taken from unbound discovery.url
 	// origins (weaker; see Config.TrustUnsignedOrigin).
 	TrustUnsignedOrigin bool `json:"trustUnsignedOrigin"`
+	// HistoryBase is the reviewed revision the git-history binder trusted ("" none).
+	HistoryBase string `json:"historyBase,omitempty"`
 }
 
 // Criterion is one line of the predicate.

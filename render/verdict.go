@@ -18,8 +18,9 @@ const (
 // WriteVerdict prints `bundle verify`'s view of one verdict: the five header lines of
 // the reference CLI (bundle, host, suite, totals, certified), the key the signature
 // was checked under and where it came from, the unsigned claims, notes, then the
-// verdict line and its reasons. cli names this program's version. Text from the
-// bundle is made terminal-safe.
+// verdict line and its reasons. cli names this program's version. Every value
+// interpolated is Inline: text from the bundle cannot act on the terminal nor start
+// a line of its own (a forged "VERIFIED —" line, a "::error::" workflow command).
 //
 // The header lines keep the reference layout, so a script that reads them still
 // can; certcut only appends to the host line that host.name is unsigned (the build
@@ -28,22 +29,22 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 	sw := SafeWriter(w)
 	s := v.Summary
 	t := s.Totals
-	fmt.Fprintf(sw, "bundle:    %s\n", file)
-	fmt.Fprintf(sw, "host:      %s build %s:%s (host.name unsigned)\n", s.Host, s.Build.Kind, prefix(s.Build.ID, 12))
-	fmt.Fprintf(sw, "suite:     %s (this CLI is certcut %s)\n", s.Suite, cli)
+	fmt.Fprintf(sw, "bundle:    %s\n", Inline(file))
+	fmt.Fprintf(sw, "host:      %s build %s:%s (host.name unsigned)\n", Inline(s.Host), Inline(s.Build.Kind), Inline(prefix(s.Build.ID, 12)))
+	fmt.Fprintf(sw, "suite:     %s (this CLI is certcut %s)\n", Inline(s.Suite), cli)
 	fmt.Fprintf(sw, "totals:    executedPass=%d executedFail=%d blocked=%d inapplicable=%d skipped=%d\n",
 		t.ExecutedPass, t.ExecutedFail, t.Blocked, t.Inapplicable, t.Skipped)
 	certified := "(none)"
 	if len(v.CertifiedProfiles) > 0 {
 		certified = strings.Join(v.CertifiedProfiles, ", ")
 	}
-	fmt.Fprintf(sw, "certified: %s\n", certified)
-	fmt.Fprintf(sw, "key:       %s\n", KeyLine(v))
+	fmt.Fprintf(sw, "certified: %s\n", Inline(certified))
+	fmt.Fprintf(sw, "key:       %s\n", Inline(KeyLine(v)))
 	if u := UnsignedLine(v); u != "" {
-		fmt.Fprintf(sw, "unsigned:  %s\n", u)
+		fmt.Fprintf(sw, "unsigned:  %s\n", Inline(u))
 	}
 	for _, n := range v.Notes {
-		fmt.Fprintf(sw, "note:      %s\n", n)
+		fmt.Fprintf(sw, "note:      %s\n", Inline(n))
 	}
 	switch v.Outcome {
 	case verify.Verified:
@@ -51,15 +52,15 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 	case verify.Coherent:
 		fmt.Fprintln(sw, LineCoherent)
 		for _, r := range v.Unverified {
-			fmt.Fprintf(sw, "  · %s\n", r)
+			fmt.Fprintf(sw, "  · %s\n", Inline(r))
 		}
 	case verify.Rejected:
 		fmt.Fprintf(sw, "REJECTED — %d problem(s):\n", v.ProblemCount())
 		for _, r := range v.Rejections {
 			if r.Profile != "" {
-				fmt.Fprintf(sw, "  [%s] (%s) %s\n", r.Kind, r.Profile, r.Detail)
+				fmt.Fprintf(sw, "  [%s] (%s) %s\n", r.Kind, Inline(r.Profile), Inline(r.Detail))
 			} else {
-				fmt.Fprintf(sw, "  [%s] %s\n", r.Kind, r.Detail)
+				fmt.Fprintf(sw, "  [%s] %s\n", r.Kind, Inline(r.Detail))
 			}
 		}
 	}

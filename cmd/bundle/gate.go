@@ -24,6 +24,7 @@ type repoFlags struct {
 	minTier                               int
 	live                                  bool
 	trustUnsignedOrigin                   bool
+	historyBase                           string
 }
 
 func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
@@ -36,6 +37,7 @@ func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
 	fl.IntVar(&r.minTier, "min-tier", 1, "lowest host tier that qualifies: 1 steward-verified, 2 steward-affiliated, 3 independent")
 	if withLive {
 		fl.BoolVar(&r.live, "live", false, "fetch each witness host's live /.well-known/openwop and compare its canonical hash with discovery.sha256 (a match also binds the origin of discovery.url)")
+		fl.StringVar(&r.historyBase, "history-base", "", "the reviewed `REF` (the branch pull requests merge into, e.g. origin/main): a committed bundle's discovery.url is bound by git history only when the commit that added it with its signed payload is on REF")
 		fl.BoolVar(&r.trustUnsignedOrigin, "trust-unsigned-origin", false, "WEAKER: take a host's tier from the origin of discovery.url even when no keyring pin, git history or live fetch binds it (discovery.url is not signed), as the reference predicate does")
 	}
 }
@@ -46,7 +48,7 @@ func (r *repoFlags) config(stderr io.Writer, opts verify.Options, keyring string
 	}
 	return gate.Config{
 		Root: r.root, BundlesDir: r.bundles, TiersFile: r.tiers, LedgerFile: r.ledger, AnchorsFile: r.anchors,
-		MinTier: r.minTier, Live: r.live, KeyringPath: keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin,
+		MinTier: r.minTier, Live: r.live, KeyringPath: keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin, HistoryBase: r.historyBase,
 		Loader: &gate.Loader{Options: opts, Progress: progress(stderr, "verifying bundles")},
 	}, nil
 }
@@ -146,7 +148,8 @@ Criteria:
                      guard closed; host tier known and >= --min-tier (by the origin of
                      discovery.url in evidence/host-tiers.json), that origin bound to
                      the signed bundle by the keyring pin of the signing key, the git
-                     history of the committed file, or the --live fetch (else BLOCKED;
+                     history of the committed file up to the reviewed --history-base,
+                     or the --live fetch (else BLOCKED;
                      --trust-unsigned-origin accepts it unbound, weaker); a colocated
                      companion only for harness-trust-anchor rows and only when it pairs;
                      with --live, the live /.well-known/openwop still hashes to
