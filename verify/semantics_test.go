@@ -559,3 +559,29 @@ func TestTooManyClaims(t *testing.T) {
 		t.Fatalf("%d relaxations are within the bound: %v", verify.MaxRelaxations, v.Kinds())
 	}
 }
+
+// The claimed list is unsigned: dropping a claim the signed document derives (to
+// hide a profile that is not certified) is a rejection, not a cleaner bundle.
+func TestDroppedClaimRejected(t *testing.T) {
+	b := testkit.Unsigned("https://h.example")
+	if len(b.ClaimedProfiles) < 2 {
+		t.Fatalf("the fixture claims %d profiles", len(b.ClaimedProfiles))
+	}
+	dropped := b.ClaimedProfiles[1].ID
+	b.ClaimedProfiles = b.ClaimedProfiles[:1]
+	v := sealVerify(t, b, hostOpts())
+	if !v.HasRejection(verify.KindProfileClaimMissing) || v.Outcome != verify.Rejected || len(v.CertifiedProfiles) != 0 {
+		t.Fatalf("%s %v %v", v.Outcome, v.Kinds(), v.CertifiedProfiles)
+	}
+	if d := v.Rejections[0].Detail; !strings.Contains(d, "derives "+dropped) {
+		t.Errorf("detail %q", d)
+	}
+	// Without a registry nothing is derived, so nothing is missing (COHERENT).
+	b = testkit.Unsigned("https://h.example")
+	b.ClaimedProfiles = b.ClaimedProfiles[:1]
+	opts := hostOpts()
+	opts.Registry = nil
+	if v := sealVerify(t, b, opts); v.HasRejection(verify.KindProfileClaimMissing) {
+		t.Fatalf("no registry: %v", v.Kinds())
+	}
+}

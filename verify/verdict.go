@@ -17,8 +17,8 @@ import (
 type Kind string
 
 // Rejection kinds, in the order the verifier checks them. schema,
-// discovery-versions-mismatch, certified-not-witnessed and too-many-claims are
-// certcut's own; the others are the reference verifyBundleV3's.
+// discovery-versions-mismatch, profile-claim-missing, certified-not-witnessed and
+// too-many-claims are certcut's own; the others are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -44,6 +44,7 @@ const (
 	KindDiscoveryDigest              Kind = "discovery-digest"
 	KindDiscoveryVersionsMismatch    Kind = "discovery-versions-mismatch" // certcut's own
 	KindOptedOutButAdvertised        Kind = "opted-out-but-advertised"
+	KindProfileClaimMissing          Kind = "profile-claim-missing" // certcut's own
 	KindProfileNotDerivable          Kind = "profile-not-derivable"
 	KindCertifiedNotWitnessed        Kind = "certified-not-witnessed" // certcut's own
 	KindTooManyClaims                Kind = "too-many-claims"         // certcut's own

@@ -630,6 +630,14 @@ func (c *checker) profileRules(rows []bundle.Row) {
 	}
 	slices.Sort(c.v.OptedOut)
 	if decidable {
+		// The claimed list is unsigned: a claim the signed document derives cannot be
+		// dropped to hide an uncertified profile (spec §6.2 step 2: a major-2 bundle
+		// claims every profile whose predicate holds).
+		for _, id := range reg.Derived(*doc) {
+			if !slices.Contains(claimedIDs, id) {
+				c.reject(KindProfileClaimMissing, "", "the signed discovery document derives %s, but the bundle does not claim it: claimedProfiles is not signed, and a bundle claims every profile its document derives", id)
+			}
+		}
 		for _, p := range b.ClaimedProfiles {
 			if p.Certified && !reg.Derives(*doc, p.ID) {
 				why := "its predicate does not hold on the discovery document"
