@@ -27,3 +27,13 @@ func Origin(raw string) (string, error) {
 	}
 	return scheme + "://" + host + ":" + port, nil
 }
+
+// ImplementationName returns implementation.name of a discovery document, the
+// host's name as its (signed, once discovery.sha256 checks) document states it;
+// "" when absent.
+func ImplementationName(doc Value) string {
+	impl, _ := doc.Get("implementation")
+	n, _ := impl.Get("name")
+	s, _ := n.Str()
+	return s
+}

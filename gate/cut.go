@@ -166,7 +166,7 @@ func Cut(req CutRequest) *Report {
 		}
 		sort.Strings(missing)
 		if len(missing) == 0 {
-			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Pass, fmt.Sprintf("suite %s witnessed all %d scenario file(s) applicable at major %d", b.Suite.Version, len(applicable), major))
+			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Pass, fmt.Sprintf("suite %s witnessed all %d scenario file(s) applicable at major %d (suite.targetMajor, unsigned: the verify criterion below holds the bundle to it)", b.Suite.Version, len(applicable), major))
 		} else {
 			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Fail, fmt.Sprintf("%d of %d scenario file(s) applicable at major %d have no row (suite %s): %s; re-certify", len(missing), len(applicable), major, b.Suite.Version, firstN(missing, 6)))
 		}
@@ -177,26 +177,68 @@ func Cut(req CutRequest) *Report {
 		st = Fail
 	}
 	add(CritCutFrontDoor, "Front door", "executedFail is 0", st, fmt.Sprintf("executedFail=%d executedPass=%d blocked=%d (recounted from rows)", t.ExecutedFail, t.ExecutedPass, t.Blocked))
-	if req.InteropMatrix == "" {
+	name, named := hostNameFor(e)
+	switch {
+	case req.InteropMatrix == "":
 		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, "give --interop-matrix INTEROP-MATRIX.md")
-	} else if data, err := limitedfile.Read(req.InteropMatrix, limitedfile.MaxPolicy); err != nil {
-		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, err.Error())
-	} else if strings.Contains(string(data), b.Host.Name) {
-		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Pass, fmt.Sprintf("%s names %s", req.InteropMatrix, b.Host.Name))
-	} else {
-		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Fail, fmt.Sprintf("no row of %s names host %s", req.InteropMatrix, b.Host.Name))
+	case name == "":
+		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Fail, "the bundle names no host (implementation.name, host.name)")
+	default:
+		if data, err := limitedfile.Read(req.InteropMatrix, limitedfile.MaxPolicy); err != nil {
+			add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, err.Error())
+		} else if line := matrixRow(string(data), name); line > 0 {
+			add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Pass, fmt.Sprintf("%s line %d names %s (%s)", req.InteropMatrix, line, name, named))
+		} else {
+			add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Fail, fmt.Sprintf("no row of %s has a cell that is exactly %s (%s)", req.InteropMatrix, name, named))
+		}
 	}
 	sst, sreason := signatureOutcome(e, req)
 	add(CritCutFrontDoor, "Front door", "signature attributable to the host", sst, sreason)
 	v := e.Verdict
 	switch v.Outcome {
 	case verify.Rejected:
-		add(CritCutFrontDoor, "Front door", "verify: zero rejections", Fail, fmt.Sprintf("REJECTED — %s", firstN(rejectionLines(v), 3)))
+		add(CritCutFrontDoor, "Front door", "verify: zero rejections, VERIFIED", Fail, fmt.Sprintf("REJECTED — %s", firstN(rejectionLines(v), 3)))
+	case verify.Verified:
+		add(CritCutFrontDoor, "Front door", "verify: zero rejections, VERIFIED", Pass, "zero rejections, VERIFIED")
 	default:
-		add(CritCutFrontDoor, "Front door", "verify: zero rejections", Pass, "zero rejections ("+string(v.Outcome)+")")
+		// COHERENT proves nothing about what was not checked: derivability at an
+		// unsigned suite.targetMajor, a key nobody trusts. A cut passes on a bundle
+		// verified in full, never on one that is merely consistent.
+		add(CritCutFrontDoor, "Front door", "verify: zero rejections, VERIFIED", Blocked, "zero rejections, but COHERENT, not VERIFIED: "+strings.Join(v.Unverified, "; "))
 	}
 	rep.finish()
 	return rep
+}
+
+// hostNameFor returns the host's name as the bundle's signed discovery document
+// states it (implementation.name, once discovery.sha256 checked out), else
+// host.name, which no signature covers; the second result says which.
+func hostNameFor(e *Entry) (name, source string) {
+	b, v := e.Bundle, e.Verdict
+	if doc := b.Discovery.Document; doc != nil && v != nil && v.DiscoveryRecomputed != "" && v.DiscoveryRecomputed == b.Discovery.Sha256 {
+		if n := bundle.ImplementationName(*doc); n != "" {
+			return n, "implementation.name of the signed discovery document"
+		}
+	}
+	return b.Host.Name, "host.name, unsigned"
+}
+
+// matrixRow returns the 1-based line of the first Markdown table row with a cell
+// that is exactly name (trimmed, backticks removed), or 0: a substring such as "|"
+// or a longer host's name is not a listing.
+func matrixRow(text, name string) int {
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		for _, cell := range strings.Split(strings.Trim(line, "|"), "|") {
+			if strings.Trim(strings.TrimSpace(cell), "`") == name {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // signatureOutcome keeps the four attribution outcomes apart (spec §4.2).

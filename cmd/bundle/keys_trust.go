@@ -15,6 +15,7 @@ import (
 	"github.com/certcut/certcut/discovery"
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -160,9 +161,9 @@ bundle or keyring could not be read, 4 usage error.`,
 				return writeJSON(out, map[string]any{"keyring": keyringPath, "host": hostName, "origin": first, "origins": orEmpty(pinned),
 					"source": src.source, "discoverySha256": src.docSha256, "result": res})
 			}
-			fmt.Fprintf(out, "keyring:   %s\n", keyringPath)
-			fmt.Fprintf(out, "host:      %s %s\n", hostName, orDash(strings.Join(pinned, ", ")))
-			fmt.Fprintf(out, "source:    %s\n", src.describe)
+			fmt.Fprintf(out, "keyring:   %s\n", render.Inline(keyringPath))
+			fmt.Fprintf(out, "host:      %s %s\n", render.Inline(hostName), orDash(strings.Join(pinned, ", ")))
+			fmt.Fprintf(out, "source:    %s\n", render.Inline(src.describe))
 			for _, l := range []struct {
 				label string
 				ids   []string
@@ -221,13 +222,6 @@ func orEmpty(ss []string) []string {
 	return ss
 }
 
-func implementationName(doc bundle.Value) string {
-	impl, _ := doc.Get("implementation")
-	n, _ := impl.Get("name")
-	s, _ := n.Str()
-	return s
-}
-
 func trustFromDiscovery(from string, major int, only []string) (*trustSource, error) {
 	var doc *discovery.Document
 	var err error
@@ -251,7 +245,7 @@ func trustFromDiscovery(from string, major int, only []string) (*trustSource, er
 			return nil, inputError(fmt.Errorf("--from-discovery %s: %w", from, err))
 		}
 	}
-	src.doc, src.docSha256, src.name = &doc.Value, doc.Sha256, implementationName(doc.Value)
+	src.doc, src.docSha256, src.name = &doc.Value, doc.Sha256, bundle.ImplementationName(doc.Value)
 	src.describe = fmt.Sprintf("%s (discovery sha256 %s)", src.source, doc.Sha256)
 	return src, nil
 }
@@ -314,10 +308,7 @@ func trustFromBundle(file string, only []string) (*trustSource, error) {
 	}
 	sum := sha256.Sum256(data)
 	sha := hex.EncodeToString(sum[:])
-	src := &trustSource{doc: b.Discovery.Document, only: []string{keyID}, docSha256: b.Discovery.Sha256, name: implementationName(*b.Discovery.Document)}
-	if src.name == "" {
-		src.name = b.Host.Name
-	}
+	src := &trustSource{doc: b.Discovery.Document, only: []string{keyID}, docSha256: b.Discovery.Sha256, name: bundle.ImplementationName(*b.Discovery.Document)}
 	src.source = fmt.Sprintf("bundle %s (sha256 %s): discovery.document signingKeys[] %s; signature verified, discovery.sha256 checked", file, sha, keyID)
 	src.describe = fmt.Sprintf("bundle %s (sha256 %s), key %s %s: its signature verifies and its discovery document hashes to discovery.sha256 %s", file, short12(sha), keyID, key.Fingerprint(), short12(b.Discovery.Sha256))
 	src.unsigned, _ = bundle.Origin(b.Discovery.URL)
