@@ -92,21 +92,22 @@ func TestTierBinding(t *testing.T) {
 		status  gate.Status
 		contain string
 	}{
-		"keyring pins the origin":             {opts: opts, status: gate.Pass, contain: "origin bound by keyring " + filepath.Join(dir, "keyring.json") + " entry test-host-1, which pins the signing key with it"},
-		"keyring pins it among several":       {opts: verify.Options{HostKeys: pem, Keyring: pinned("https://a.example", testkit.OriginTier1)}, status: gate.Pass, contain: "origin bound by keyring ring.json entry test-host-1"},
-		"a PEM key, matched in the keyring":   {opts: verify.Options{HostKeys: pem, Keyring: pinned(testkit.OriginTier1)}, status: gate.Pass, contain: "bound by keyring ring.json"},
-		"keyring pins another origin":         {opts: verify.Options{Keyring: pinned(testkit.OriginTier2)}, status: gate.Fail, contain: "discovery.url names origin https://host.example, but keyring ring.json pins the signing key test-host-1"},
-		"edited url, keyring pins the real":   {opts: opts, url: testkit.OriginTier2 + "/.well-known/openwop", status: gate.Fail, contain: "the bundle claims another host's origin"},
-		"another origin, even when trusted":   {opts: verify.Options{Keyring: pinned(testkit.OriginTier2)}, trust: true, status: gate.Fail, contain: "claims another host's origin"},
-		"another origin, even when live":      {opts: verify.Options{Keyring: pinned(testkit.OriginTier2)}, live: true, fetch: match, status: gate.Fail, contain: "claims another host's origin"},
-		"keyring pins no origin":              {opts: verify.Options{Keyring: pinned()}, status: gate.Blocked, contain: "keyring: ring.json pins the signing key as test-host-1 with no origin"},
-		"a PEM alone":                         {opts: verify.Options{HostKeys: pem}, status: gate.Blocked, contain: "keyring: none given; git: "},
-		"a PEM alone, trusting the unsigned":  {opts: verify.Options{HostKeys: pem}, trust: true, status: gate.Pass, contain: "the origin is UNSIGNED: discovery.url is taken as the bundle states it (--trust-unsigned-origin)"},
-		"no trusted key":                      {opts: verify.Options{}, trust: true, status: gate.Pass, contain: "keyring: the host signature was not verified under a trusted key"},
-		"live fetch matches":                  {opts: verify.Options{HostKeys: pem}, live: true, fetch: match, status: gate.Pass, contain: "origin bound by live fetch: https://host.example/.well-known/openwop hashes to"},
-		"live fetch drifted":                  {opts: verify.Options{HostKeys: pem}, live: true, fetch: drift, status: gate.Blocked, contain: "live: the live fetch did not bind it (fail)"},
-		"live fetch failed":                   {opts: verify.Options{HostKeys: pem}, live: true, fetch: down, status: gate.Blocked, contain: "live: the live fetch did not bind it (blocked)"},
-		"live fetch failed, trusting unbound": {opts: verify.Options{HostKeys: pem}, live: true, fetch: down, trust: true, status: gate.Pass, contain: "UNSIGNED"},
+		"keyring pins the origin":              {opts: opts, status: gate.Pass, contain: "origin bound by keyring " + filepath.Join(dir, "keyring.json") + " entry test-host-1, which pins the signing key with it"},
+		"keyring pins it among several":        {opts: verify.Options{HostKeys: pem, Keyring: pinned("https://a.example", testkit.OriginTier1)}, status: gate.Pass, contain: "origin bound by keyring ring.json entry test-host-1"},
+		"a PEM key, matched in the keyring":    {opts: verify.Options{HostKeys: pem, Keyring: pinned(testkit.OriginTier1)}, status: gate.Pass, contain: "bound by keyring ring.json"},
+		"keyring pins another origin":          {opts: verify.Options{Keyring: pinned(testkit.OriginTier2)}, status: gate.Fail, contain: "discovery.url names origin https://host.example, but keyring ring.json pins the signing key test-host-1"},
+		"edited url, keyring pins the real":    {opts: opts, url: testkit.OriginTier2 + "/.well-known/openwop", status: gate.Fail, contain: "the bundle claims another host's origin"},
+		"another origin, even when trusted":    {opts: verify.Options{Keyring: pinned(testkit.OriginTier2)}, trust: true, status: gate.Fail, contain: "claims another host's origin"},
+		"another origin, even when live":       {opts: verify.Options{Keyring: pinned(testkit.OriginTier2)}, live: true, fetch: match, status: gate.Fail, contain: "claims another host's origin"},
+		"keyring pins no origin":               {opts: verify.Options{Keyring: pinned()}, status: gate.Blocked, contain: "keyring: ring.json pins the signing key as test-host-1 with no origin"},
+		"a PEM alone":                          {opts: verify.Options{HostKeys: pem}, status: gate.Blocked, contain: "keyring: none given; git: "},
+		"a PEM alone, trusting the unsigned":   {opts: verify.Options{HostKeys: pem}, trust: true, status: gate.Pass, contain: "the origin is UNSIGNED: discovery.url is taken as the bundle states it (--trust-unsigned-origin)"},
+		"no trusted key":                       {opts: verify.Options{}, trust: true, status: gate.Pass, contain: "keyring: the host signature was not verified under a trusted key"},
+		"live fetch matches":                   {opts: verify.Options{HostKeys: pem}, live: true, fetch: match, status: gate.Pass, contain: "origin bound by live fetch: https://host.example/.well-known/openwop hashes to"},
+		"live fetch of a path, not the origin": {opts: verify.Options{HostKeys: pem}, url: testkit.OriginTier1 + "/u/someone/.well-known/openwop", live: true, fetch: match, status: gate.Blocked, contain: "the live fetch binds an origin only through https://host.example/.well-known/openwop, and discovery.url is https://host.example/u/someone/.well-known/openwop"},
+		"live fetch drifted":                   {opts: verify.Options{HostKeys: pem}, live: true, fetch: drift, status: gate.Blocked, contain: "live: the live fetch did not bind it (fail)"},
+		"live fetch failed":                    {opts: verify.Options{HostKeys: pem}, live: true, fetch: down, status: gate.Blocked, contain: "live: the live fetch did not bind it (blocked)"},
+		"live fetch failed, trusting unbound":  {opts: verify.Options{HostKeys: pem}, live: true, fetch: down, trust: true, status: gate.Pass, contain: "UNSIGNED"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := t.TempDir()

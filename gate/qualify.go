@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/discovery"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/verify"
@@ -497,10 +498,15 @@ func (r *Repo) pairingFailures(ce, pe *Entry) []string {
 	if !(cb.Kind == bundle.BuildImageDigest && pb.Kind == bundle.BuildImageDigest && cb.ID != "" && cb.ID == pb.ID) {
 		why = append(why, "same-image")
 	}
+	if len(why) > 0 {
+		// The cheap conditions failed: the pair is out, and the costly ones (a full
+		// verification, two canonicalisations) would only add reasons.
+		return why
+	}
 	if !r.attributable(ce, pe) {
 		why = append(why, "attributable")
 	}
-	if !equivalentDiscovery(comp, p) {
+	if !r.equivalentDiscovery(ce, pe) {
 		why = append(why, "equivalent-discovery")
 	}
 	return why
@@ -527,7 +533,9 @@ func (r *Repo) attributable(ce, pe *Entry) bool {
 	if err != nil {
 		return false
 	}
-	cacheKey := ce.Sha256 + "|" + pe.Sha256
+	// One verification per companion and published key, however many served-host
+	// bundles publish that key: many copies of one host cost one check each.
+	cacheKey := ce.Sha256 + "|" + entry.KeyID + "|" + entry.PublicKey + "|" + entry.RetiredAt
 	r.mu.Lock()
 	v, ok := r.pairing[cacheKey]
 	r.mu.Unlock()
@@ -543,16 +551,30 @@ func (r *Repo) attributable(ce, pe *Entry) bool {
 }
 
 // equivalentDiscovery compares the documents with each one's origin replaced by
-// "<origin>" in every string and the oidc lane's issuers removed.
-func equivalentDiscovery(a, b *bundle.Bundle) bool {
-	na, okA := normalisedDiscovery(a)
-	nb, okB := normalisedDiscovery(b)
-	if !okA || !okB {
-		return false
+// "<origin>" in every string and the oidc lane's issuers removed. Each entry's
+// normalised form is computed once per run, however many pairs it is tried in.
+func (r *Repo) equivalentDiscovery(a, b *Entry) bool {
+	ca, okA := r.normalisedCanonical(a)
+	cb, okB := r.normalisedCanonical(b)
+	return okA && okB && ca == cb
+}
+
+func (r *Repo) normalisedCanonical(e *Entry) (string, bool) {
+	r.mu.Lock()
+	c, ok := r.normalised[e]
+	r.mu.Unlock()
+	if ok {
+		return c, c != ""
 	}
-	ca, errA := bundle.Canonical(na)
-	cb, errB := bundle.Canonical(nb)
-	return errA == nil && errB == nil && string(ca) == string(cb)
+	if n, ok := normalisedDiscovery(e.Bundle); ok {
+		if data, err := bundle.Canonical(n); err == nil {
+			c = string(data)
+		}
+	}
+	r.mu.Lock()
+	r.normalised[e] = c
+	r.mu.Unlock()
+	return c, c != ""
 }
 
 func normalisedDiscovery(b *bundle.Bundle) (bundle.Value, bool) {
@@ -658,11 +680,17 @@ func (r *Repo) withLive(ctx context.Context, a *assessment) {
 		if a.checks[i].id != CritTier {
 			continue
 		}
-		if live.status == Pass {
-			// The live document at discovery.url hashes to the signed discovery.sha256:
-			// that origin serves what the signed bundle captured.
+		canonical := a.origin + discovery.WellKnownPath
+		switch {
+		case live.status == Pass && target.Bundle.Discovery.URL == canonical:
+			// The origin's own /.well-known/openwop hashes to the signed
+			// discovery.sha256: that origin serves what the signed bundle captured.
 			a.checks[i].status, a.checks[i].reason = Pass, fmt.Sprintf("%s; origin bound by live fetch: %s", a.tierListed, live.reason)
-		} else {
+		case live.status == Pass:
+			// Any path of a host can serve a copy (a user's page, an upload): only
+			// the origin's own well-known document speaks for the origin.
+			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch binds an origin only through %s, and discovery.url is %s", canonical, target.Bundle.Discovery.URL))
+		default:
 			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch did not bind it (%s)", strings.ToLower(string(live.status))))
 		}
 	}

@@ -64,6 +64,9 @@ type Repo struct {
 	assess  map[*Entry]*assessment
 	live    map[string]liveResult
 	pairing map[string]*verify.Verdict
+	// normalised holds each entry's discovery document in the canonical form
+	// companion pairing compares ("" when it has none).
+	normalised map[*Entry]string
 }
 
 // InputError is a policy or evidence file that exists but cannot be used; the CLI
@@ -135,7 +138,7 @@ func openPolicy(cfg Config) (*Repo, error) {
 			return discovery.Fetch(ctx, url, discovery.Options{TargetMajor: major})
 		}
 	}
-	r := &Repo{Config: cfg, assess: map[*Entry]*assessment{}, live: map[string]liveResult{}, pairing: map[string]*verify.Verdict{}}
+	r := &Repo{Config: cfg, assess: map[*Entry]*assessment{}, live: map[string]liveResult{}, pairing: map[string]*verify.Verdict{}, normalised: map[*Entry]string{}}
 	var err error
 	if r.Tiers, err = optional(cfg.TiersFile, tiers.Load); err != nil {
 		return nil, err

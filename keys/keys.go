@@ -162,9 +162,42 @@ func LoadPublic(arg string) ([]PublicKey, error) {
 			return nil, err
 		}
 		return []PublicKey{{Key: pub, Source: SourceRaw}}, nil
+	case LooksLikeKeyMaterial(arg):
+		return nil, fmt.Errorf("the value given is not a file, a directory or a 43-character public key, and it looks like key material, so it is not shown (a private key, perhaps: give the public key's PEM file, a directory of <keyId>.pub.pem files, or its 43-character base64url form)")
 	default:
 		return nil, fmt.Errorf("%w (give a PEM file, a directory of <keyId>.pub.pem files, or a 43-character base64url key)", statErr)
 	}
+}
+
+// ShownArg returns a key argument as messages may quote it: the argument itself,
+// or a placeholder when it looks like key material (LooksLikeKeyMaterial), which
+// no message, log or annotation should carry.
+func ShownArg(arg string) string {
+	if LooksLikeKeyMaterial(arg) {
+		return "(a value that looks like key material, not shown)"
+	}
+	return arg
+}
+
+// LooksLikeKeyMaterial reports whether s, given where a file name or a public key
+// was expected, looks like key material instead: PEM text, or a long run of base64
+// or base64url characters and nothing else (a private key's body, a seed; a file
+// name has a dot). A 43-character raw public key is not secret and is not matched.
+func LooksLikeKeyMaterial(s string) bool {
+	if strings.Contains(s, "-----BEGIN") || strings.Contains(s, "PRIVATE KEY") {
+		return true
+	}
+	if len(s) < 40 || len(s) == 43 {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '+', r == '/', r == '-', r == '_', r == '=', r == '\n', r == '\r':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // LoadPublicDir reads every <keyId>.pub.pem file of a directory, marking each

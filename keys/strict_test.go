@@ -35,3 +35,23 @@ func TestKeyringStrict(t *testing.T) {
 		})
 	}
 }
+
+// A private key passed where a public key file was expected is never echoed.
+func TestKeyMaterialNotEchoed(t *testing.T) {
+	body := "MC4CAQAwBQYDK2VwBCIEIBGbOK5V0Q7dJu4n3s8jC1X0aP9fD7gq1j+7xYHn/2Ab"
+	for _, arg := range []string{body, "-----BEGIN PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----"} {
+		_, err := keys.LoadPublic(arg)
+		if err == nil || strings.Contains(err.Error(), body) || !strings.Contains(err.Error(), "not shown") {
+			t.Errorf("error %v", err)
+		}
+		if strings.Contains(keys.ShownArg(arg), body) {
+			t.Errorf("ShownArg echoes the key")
+		}
+	}
+	if _, err := keys.LoadPublic("keys/missing.pub.pem"); err == nil || !strings.Contains(err.Error(), "keys/missing.pub.pem") {
+		t.Errorf("a missing file is named: %v", err)
+	}
+	if keys.ShownArg("keys/missing.pub.pem") != "keys/missing.pub.pem" {
+		t.Error("ShownArg hides a file name")
+	}
+}

@@ -70,7 +70,7 @@ func loadKeyArgs(flag string, args []string) (keys.Set, error) {
 	for _, a := range args {
 		ks, err := keys.LoadPublic(a)
 		if err != nil {
-			return nil, inputError(fmt.Errorf("%s %s: %w", flag, a, err))
+			return nil, inputError(fmt.Errorf("%s %s: %w", flag, keys.ShownArg(a), err))
 		}
 		set = append(set, ks...)
 	}
