@@ -182,6 +182,13 @@ func (t *tokenSession) findSlot(u *PKCS11URI) error {
 		if err != nil {
 			continue
 		}
+		if info.Flags&pkcs11.CKF_TOKEN_INITIALIZED == 0 {
+			// A blank token (SoftHSM keeps a free slot) holds no key.
+			if u.HasSlotID && slot == u.SlotID {
+				return &PKCS11Error{URI: t.uri, Call: "finding the token", Err: fmt.Errorf("%w: the token in slot %d is not initialised", ErrNoToken, slot), Hint: "initialise it with the vendor's tool first"}
+			}
+			continue
+		}
 		seen = append(seen, fmt.Sprintf("%q (slot-id=%d, serial %s)", info.Label, slot, info.SerialNumber))
 		if u.HasSlotID && slot != u.SlotID ||
 			u.Token != "" && info.Label != u.Token ||
@@ -196,16 +203,13 @@ func (t *tokenSession) findSlot(u *PKCS11URI) error {
 	switch {
 	case len(match) == 1:
 		t.slot, t.info = match[0], infos[0]
-		if t.info.Flags&pkcs11.CKF_TOKEN_INITIALIZED == 0 {
-			return &PKCS11Error{URI: t.uri, Call: "finding the token", Err: fmt.Errorf("%w: the token in slot %d is not initialised", ErrNoToken, t.slot), Hint: "initialise it with the vendor's tool first"}
-		}
 		return nil
 	case len(seen) == 0:
 		hint := "plug the token in"
 		if strings.Contains(strings.ToLower(t.mod.path), "softhsm") {
 			hint = "SoftHSM: check that SOFTHSM2_CONF names the token directory and that softhsm2-util --show-slots lists the token"
 		}
-		return &PKCS11Error{URI: t.uri, Call: "finding the token", Err: fmt.Errorf("%w: the module sees no token", ErrNoToken), Hint: hint}
+		return &PKCS11Error{URI: t.uri, Call: "finding the token", Err: fmt.Errorf("%w: the module sees no initialised token", ErrNoToken), Hint: hint}
 	case len(match) == 0:
 		return &PKCS11Error{URI: t.uri, Call: "finding the token", Err: fmt.Errorf("%w: the module sees %s", ErrNoToken, strings.Join(seen, ", ")), Hint: "name one of them with token=, serial= or slot-id="}
 	}
@@ -506,7 +510,11 @@ func generatePKCS11(ctx context.Context, u *PKCS11URI, label string) (*Signer, e
 	}
 	named := *u
 	named.Object, named.ID = label, id
-	uri := named.String()
+	// The key's URI names it by label (unique on the token: checked below), and
+	// by id only when the caller chose one.
+	shown := *u
+	shown.Object = label
+	uri := shown.String()
 	timeout := KMSTimeout(ctx)
 	return withinToken(ctx, timeout, uri, "generating the key", func() (*Signer, error) {
 		t, err := openToken(u, true)
@@ -532,7 +540,7 @@ func generatePKCS11(ctx context.Context, u *PKCS11URI, label string) (*Signer, e
 				return nil, t.fail("looking for an existing key", err)
 			}
 			if len(objs) > 0 {
-				return nil, &PKCS11Error{URI: uri, Call: "generating the key", Err: fmt.Errorf("%w: token %q already holds an object with this label or id", ErrTokenKeyExists, t.info.Label),
+				return nil, &PKCS11Error{URI: uri, Call: "generating the key", Err: fmt.Errorf("%w (token %q, label %q)", ErrTokenKeyExists, t.info.Label, label),
 					Hint: "a token key is never replaced (bundles it signed need it published): pick a new --key-id, or retire the old key with `bundle keys retire`"}
 			}
 		}
@@ -560,7 +568,8 @@ func generatePKCS11(ctx context.Context, u *PKCS11URI, label string) (*Signer, e
 }
 
 // generateEdwards runs C_GenerateKeyPair with CKM_EC_EDWARDS_KEY_PAIR_GEN: a
-// private key that is sensitive, never extractable, private and signs only. The
+// private key that is sensitive, never extractable, private and signs only (no
+// decrypt, unwrap or derive). The
 // curve is named by its OID, or by the name "edwards25519" for a token that
 // wants that.
 func generateEdwards(t *tokenSession, label string, id []byte) (pkcs11.ObjectHandle, pkcs11.ObjectHandle, error) {
@@ -572,6 +581,9 @@ func generateEdwards(t *tokenSession, label string, id []byte) (pkcs11.ObjectHan
 			pkcs11.NewAttribute(pkcs11.CKA_KEY_TYPE, ckkECEdwards),
 			pkcs11.NewAttribute(pkcs11.CKA_TOKEN, true),
 			pkcs11.NewAttribute(pkcs11.CKA_VERIFY, true),
+			pkcs11.NewAttribute(pkcs11.CKA_ENCRYPT, false),
+			pkcs11.NewAttribute(pkcs11.CKA_WRAP, false),
+			pkcs11.NewAttribute(pkcs11.CKA_DERIVE, false),
 			pkcs11.NewAttribute(pkcs11.CKA_EC_PARAMS, params),
 			pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
 			pkcs11.NewAttribute(pkcs11.CKA_ID, id),
@@ -584,6 +596,9 @@ func generateEdwards(t *tokenSession, label string, id []byte) (pkcs11.ObjectHan
 			pkcs11.NewAttribute(pkcs11.CKA_SENSITIVE, true),
 			pkcs11.NewAttribute(pkcs11.CKA_EXTRACTABLE, false),
 			pkcs11.NewAttribute(pkcs11.CKA_SIGN, true),
+			pkcs11.NewAttribute(pkcs11.CKA_DECRYPT, false),
+			pkcs11.NewAttribute(pkcs11.CKA_UNWRAP, false),
+			pkcs11.NewAttribute(pkcs11.CKA_DERIVE, false),
 			pkcs11.NewAttribute(pkcs11.CKA_LABEL, label),
 			pkcs11.NewAttribute(pkcs11.CKA_ID, id),
 		}

@@ -255,8 +255,8 @@ func TestGeneratePKCS11Key(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if !strings.Contains(s.Ref, "object=generated-1;id=%") {
-		t.Errorf("Ref %q does not name the new key by label and id", s.Ref)
+	if want := "pkcs11:token=certcut;object=generated-1?module-path=" + h.Module + "&pin-source=" + h.PINFile; s.Ref != want {
+		t.Errorf("Ref = %q, want %q", s.Ref, want)
 	}
 	listing, err := h.Tool("--list-objects", "--type", "privkey", "--label", "generated-1")
 	if err != nil {

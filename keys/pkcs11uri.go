@@ -52,24 +52,18 @@ type PKCS11URI struct {
 	Type       string
 	ModulePath string
 	PINSource  string
-	pin        secretPIN
+	// pin is pin-value, behind a pointer: even a format verb that walks the
+	// struct's fields prints an address, not the PIN.
+	pin *secretPIN
 }
 
-// secretPIN holds a PIN and prints as a placeholder, so that no format verb
-// applied to a PKCS11URI shows it.
-type secretPIN struct {
-	value string
-	set   bool
-}
-
-func (secretPIN) String() string   { return "«PIN withheld»" }
-func (secretPIN) GoString() string { return "«PIN withheld»" }
+type secretPIN struct{ value string }
 
 // HasPINValue reports whether the URI carries pin-value.
-func (u *PKCS11URI) HasPINValue() bool { return u.pin.set }
+func (u PKCS11URI) HasPINValue() bool { return u.pin != nil }
 
 // GoString is String: a %#v of the URI shows no PIN either.
-func (u *PKCS11URI) GoString() string { return u.String() }
+func (u PKCS11URI) GoString() string { return u.String() }
 
 // PKCS11URIError is a URI that does not parse or that certcut cannot honour. Its
 // message quotes the attribute name, never a value (a value could be a PIN).
@@ -144,7 +138,7 @@ func ParsePKCS11URI(s string) (*PKCS11URI, error) {
 			}
 			u.PINSource = value
 		case "pin-value":
-			u.pin = secretPIN{value: value, set: true}
+			u.pin = &secretPIN{value: value}
 		case "module-name":
 			return errors.New("module-name is not supported: name the module file with module-path=/path/to/module.so")
 		default:
@@ -154,7 +148,7 @@ func ParsePKCS11URI(s string) (*PKCS11URI, error) {
 	}, seen); err != nil {
 		return nil, err
 	}
-	if u.PINSource != "" && u.pin.set {
+	if u.PINSource != "" && u.pin != nil {
 		return nil, &PKCS11URIError{Reason: "give pin-source or pin-value, not both"}
 	}
 	return u, nil
@@ -282,7 +276,7 @@ func pctEncode(s string, query bool) string {
 // String returns the URI in a canonical form without pin-value: safe to print, to
 // record as a key's origin, and to give back to LoadSigner (which then reads the
 // PIN from pin-source, or logs in without one).
-func (u *PKCS11URI) String() string {
+func (u PKCS11URI) String() string {
 	var path []string
 	add := func(name, v string) {
 		if v != "" {
@@ -337,7 +331,7 @@ const maxPIN = 1 << 10
 // pin-source file (which, like a private key file, must not be readable by group
 // or others). ok is false when the URI gives none.
 func (u *PKCS11URI) PIN() (pin string, ok bool, err error) {
-	if u.pin.set {
+	if u.pin != nil {
 		return u.pin.value, true, nil
 	}
 	if u.PINSource == "" {
