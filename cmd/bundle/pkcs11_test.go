@@ -83,6 +83,10 @@ func TestPKCS11WithoutCgo(t *testing.T) {
 	if strings.Contains(string(out), "1234-secret") {
 		t.Errorf("the PIN is echoed:\n%s", out)
 	}
+	out, err = exec.Command(bin, "version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ", PKCS#11 tokens: no, they need the cgo build)") {
+		t.Errorf("version of the build without cgo: %v\n%s", err, out)
+	}
 	dir := t.TempDir()
 	priv, _ := keys.MarshalPrivatePEM(testkit.Key("host"))
 	os.WriteFile(filepath.Join(dir, "host.key.pem"), priv, 0o600)
