@@ -7,6 +7,7 @@ import (
 	"encoding/asn1"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // PKCS#11 keys: an Ed25519 private key that never leaves a token (an HSM, a
@@ -219,4 +220,17 @@ func GeneratePKCS11Key(ctx context.Context, ref, label string) (*Signer, error) 
 		return nil, &PKCS11URIError{Reason: "give the new key a label: object=LABEL"}
 	}
 	return generatePKCS11(ctx, u, label)
+}
+
+// withinToken runs one call to a token, waiting at most timeout (withinKMS); past
+// it the call is abandoned (a cgo call cannot be cancelled) and the error is a
+// *PKCS11Error wrapping ErrTokenTimeout.
+func withinToken[T any](ctx context.Context, timeout time.Duration, uri, call string, f func() (T, error)) (T, error) {
+	v, err := withinKMS(ctx, timeout, uri, call, f)
+	var te *KMSTimeoutError
+	if errors.As(err, &te) {
+		return v, &PKCS11Error{URI: uri, Call: call, Err: fmt.Errorf("%w: no answer within %s", ErrTokenTimeout, timeout),
+			Hint: "a token that waits for a touch or a PIN pad gives up here: raise --kms-timeout"}
+	}
+	return v, err
 }

@@ -617,16 +617,3 @@ func generateEdwards(t *tokenSession, label string, id []byte) (pkcs11.ObjectHan
 	}
 	return 0, 0, t.fail("generating the key", lastErr)
 }
-
-// withinToken runs one call to a token, waiting at most timeout (withinKMS); past
-// it the call is abandoned (a cgo call cannot be cancelled) and the error is a
-// *PKCS11Error wrapping ErrTokenTimeout.
-func withinToken[T any](ctx context.Context, timeout time.Duration, uri, call string, f func() (T, error)) (T, error) {
-	v, err := withinKMS(ctx, timeout, uri, call, f)
-	var te *KMSTimeoutError
-	if errors.As(err, &te) {
-		return v, &PKCS11Error{URI: uri, Call: call, Err: fmt.Errorf("%w: no answer within %s", ErrTokenTimeout, timeout),
-			Hint: "a token that waits for a touch or a PIN pad gives up here: raise --kms-timeout"}
-	}
-	return v, err
-}

@@ -2,11 +2,36 @@ package keys
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
+
+// A token call past its bound (a YubiKey waiting for a touch) is abandoned with a
+// *PKCS11Error wrapping ErrTokenTimeout that names the call and the flag to raise.
+func TestWithinTokenTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	_, err := withinToken(context.Background(), 20*time.Millisecond, "pkcs11:token=t;object=k", "signing", func() ([]byte, error) {
+		<-release
+		return nil, nil
+	})
+	var pe *PKCS11Error
+	if !errors.As(err, &pe) || !errors.Is(err, ErrTokenTimeout) {
+		t.Fatalf("got %v, want a *PKCS11Error wrapping ErrTokenTimeout", err)
+	}
+	want := "pkcs11:token=t;object=k: signing: the token did not answer in time: no answer within 20ms; a token that waits for a touch or a PIN pad gives up here: raise --kms-timeout"
+	if err.Error() != want {
+		t.Errorf("got  %s\nwant %s", err, want)
+	}
+	got, err := withinToken(context.Background(), time.Second, "u", "signing", func() ([]byte, error) { return []byte("sig"), nil })
+	if err != nil || string(got) != "sig" {
+		t.Errorf("a call within its bound: %q, %v", got, err)
+	}
+}
 
 // What a token returns maps to one error and one hint each. A locked PIN cannot be
 // produced with SoftHSM (it does not count wrong PINs), so this table is where

@@ -75,9 +75,11 @@ func (e *PKCS11URIError) Error() string {
 	return "not a usable PKCS#11 URI: " + e.Reason + " (the form is pkcs11:token=LABEL;object=KEY?module-path=/path/to/module.so&pin-source=/path/to/pin-file)"
 }
 
-// ErrPINValueRecorded is a pin-value in a URI certcut did not take from its own
-// command line (an environment variable, a file): whoever can read that place has
-// the PIN. pin-source=FILE names a file holding it instead.
+// ErrPINValueRecorded is a pin-value in a URI that did not come from the command
+// line itself: LoadSigner returns it for a URI read from an environment variable,
+// and a caller that reads a URI from anywhere else (a file, a bundle, a log) should
+// refuse HasPINValue the same way. Whoever can read that place has the PIN;
+// pin-source=FILE names a file holding it instead.
 var ErrPINValueRecorded = errors.New("a pin-value is refused in a URI read from an environment variable or a file: anyone who can read it there has the PIN (CI logs print environments); put the PIN in a file only you can read and name it with pin-source=FILE")
 
 var pathAttrs = map[string]bool{"token": true, "manufacturer": true, "serial": true, "model": true, "slot-id": true, "object": true, "id": true, "type": true}

@@ -111,7 +111,11 @@ func LoadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*
 			if u.HasPINValue() {
 				return nil, fmt.Errorf("environment variable %s: %w", name, ErrPINValueRecorded)
 			}
-			return loadPKCS11URI(ctx, u)
+			s, err := loadPKCS11URI(ctx, u)
+			if err != nil {
+				return nil, fmt.Errorf("environment variable %s: %w", name, err)
+			}
+			return s, nil
 		}
 		priv, err := ParsePrivatePEM([]byte(text))
 		if err != nil {
