@@ -189,7 +189,7 @@ func (t *tokenSession) findSlot(u *PKCS11URI) error {
 			}
 			continue
 		}
-		seen = append(seen, fmt.Sprintf("%q (slot-id=%d, serial %s)", info.Label, slot, info.SerialNumber))
+		seen = append(seen, fmt.Sprintf("%q (slot-id=%d, serial %q)", info.Label, slot, info.SerialNumber))
 		if u.HasSlotID && slot != u.SlotID ||
 			u.Token != "" && info.Label != u.Token ||
 			u.Manufacturer != "" && info.ManufacturerID != u.Manufacturer ||

@@ -33,7 +33,7 @@ var token struct {
 // skips, saying why, where SoftHSM or OpenSC is not installed or this build has
 // no cgo. SOFTHSM2_CONF is set for the whole test binary: the module reads it
 // once per C_Initialize.
-func softHSM(t *testing.T) *testkit.SoftHSM {
+func softHSM(t testing.TB) *testkit.SoftHSM {
 	t.Helper()
 	if !keys.PKCS11Available {
 		t.Skip("SKIPPING token tests: this test binary was built without cgo, and PKCS#11 needs the cgo build")
@@ -294,4 +294,31 @@ func TestGeneratePKCS11Key(t *testing.T) {
 	if !back.Public.Equal(s.Public) {
 		t.Error("the generated key's URI loads another key")
 	}
+}
+
+// BenchmarkSignAttestation: one attestation signature with a PEM key in memory and
+// with a key on a SoftHSM token (CKM_EDDSA through the module, one session).
+func BenchmarkSignAttestation(b *testing.B) {
+	payload, _ := bundle.Attestation(testkit.Unsigned("https://host.example").Raw)
+	pemSigner, _ := keys.NewSigner(testkit.Key("host"))
+	b.Run("pem", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := keys.Sign(pemSigner, payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("softhsm", func(b *testing.B) {
+		h := softHSM(b)
+		s, err := keys.LoadSigner(context.Background(), h.URI("host-ed"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		for b.Loop() {
+			if _, err := keys.Sign(s, payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
