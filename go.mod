@@ -8,6 +8,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/invopop/jsonschema v0.14.0
+	github.com/miekg/pkcs11 v1.1.2
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sigstore/sigstore v1.10.11

@@ -9,6 +9,9 @@
 //   - A block whose first line is "# exit: N" must exit N (for commands that
 //     demonstrate a failure); otherwise it must exit 0.
 //   - A block that uses $CORPUS is skipped, loudly, when the corpus is absent.
+//   - A block that sets SOFTHSM2_CONF (keys.md's token walk-through) is skipped,
+//     loudly, when SoftHSM 2 or OpenSC is not installed at Debian's paths or the
+//     built bundle cannot use PKCS#11 tokens (a build without cgo).
 //   - Output shown to the reader goes in ```console or ```text blocks, never run.
 package docs
 
@@ -76,6 +79,7 @@ func TestDocsCommandsRun(t *testing.T) {
 	}
 	corpus := filepath.Join(root, "..", "shared", "corpus", "openwop")
 	_, corpusErr := os.Stat(corpus)
+	noToken := tokenMissing(filepath.Join(bin, "bundle"))
 
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	ran := 0
@@ -93,6 +97,10 @@ func TestDocsCommandsRun(t *testing.T) {
 			for _, b := range blocks {
 				if strings.Contains(b.code, "$CORPUS") && corpusErr != nil {
 					t.Logf("SKIPPED %s:%d: it reads $CORPUS, which is absent (%s)", b.file, b.line, corpus)
+					continue
+				}
+				if strings.Contains(b.code, "SOFTHSM2_CONF") && noToken != "" {
+					t.Logf("SKIPPED %s:%d: it needs a SoftHSM token: %s", b.file, b.line, noToken)
 					continue
 				}
 				want := 0
@@ -119,4 +127,24 @@ func TestDocsCommandsRun(t *testing.T) {
 		})
 	}
 	t.Logf("ran %d documented command blocks", ran)
+}
+
+// debianSoftHSM is where keys.md's walk-through finds the SoftHSM 2 module.
+const debianSoftHSM = "/usr/lib/softhsm/libsofthsm2.so"
+
+// tokenMissing says why keys.md's token blocks cannot run here ("" when they can).
+func tokenMissing(bundleBin string) string {
+	for _, tool := range []string{"softhsm2-util", "pkcs11-tool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool + " is not installed (apt-get install softhsm2 opensc)"
+		}
+	}
+	if _, err := os.Stat(debianSoftHSM); err != nil {
+		return debianSoftHSM + " is absent (apt-get install softhsm2)"
+	}
+	out, err := exec.Command(bundleBin, "version").Output()
+	if err != nil || !strings.Contains(string(out), "PKCS#11 tokens: yes") {
+		return "the bundle built for the docs has no PKCS#11 (a build without cgo)"
+	}
+	return ""
 }

@@ -21,18 +21,45 @@ import (
 	_ "github.com/sigstore/sigstore/pkg/signature/kms/hashivault"
 )
 
-// Signer is a loaded Ed25519 signing key: a sigstore signer (a local key or a KMS
-// key) and its public key.
+// Signer is a loaded Ed25519 signing key: a sigstore signer (a local key, a KMS
+// key or a PKCS#11 token key) and its public key.
 type Signer struct {
 	signature.Signer
 	// Public is the Ed25519 public key, read from the key itself (for KMS keys, from
-	// the KMS), so a signature can be checked locally.
+	// the KMS; for token keys, from the token), so a signature can be checked
+	// locally.
 	Public ed25519.PublicKey
-	// Ref says where the key is (a path, env:NAME or a KMS URI), never its material.
+	// Ref says where the key is (a path, env:NAME, a KMS URI, a PKCS#11 URI
+	// without its PIN), never its material.
 	Ref string
 	// PEM is the private key's PEM text when it was read from a file or the
-	// environment, so that callers can keep it out of any output; nil for KMS keys.
+	// environment, so that callers can keep it out of any output; nil for KMS and
+	// token keys.
 	PEM []byte
+}
+
+// Close releases what the key holds: a token key's session and module. It is a
+// no-op for file, environment and KMS keys, and safe to call more than once.
+func (s *Signer) Close() error {
+	if c, ok := s.Signer.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// CheckSigner signs a fixed probe with s and verifies it under s.Public: a key
+// whose public half (read from a KMS or a token's public key object) does not
+// belong to its private half fails here, before its public key is published.
+func CheckSigner(s *Signer) error {
+	probe := []byte("certcut: does this key sign under the public key it reports?")
+	sig, err := Sign(s, probe)
+	if err != nil {
+		return err
+	}
+	if err := Verify(s.Public, probe, sig); err != nil {
+		return fmt.Errorf("%s: a signature by the key does not verify under the public key read with it: the public key belongs to another key", s.Ref)
+	}
+	return nil
 }
 
 // Key returns the public key with a key id, as a discovery entry publishes it.
@@ -44,30 +71,51 @@ func (s *Signer) Key(keyID string) PublicKey {
 // PEM text: env:OPENWOP_BUNDLE_SIGNING_KEY.
 const EnvPrefix = "env:"
 
-// IsKMS reports whether ref is a KMS key URI (scheme://…) rather than a file or
-// environment reference.
-func IsKMS(ref string) bool { return strings.Contains(ref, "://") }
+// IsKMS reports whether ref is a KMS key URI (scheme://…) rather than a file,
+// environment or PKCS#11 reference.
+func IsKMS(ref string) bool { return !IsPKCS11(ref) && strings.Contains(ref, "://") }
 
-// LoadSigner loads a signing key from one of three references:
+// LoadSigner loads a signing key from one of four references:
 //
+//   - a PKCS#11 URI (pkcs11:token=…;object=…?module-path=…&pin-source=…), a key
+//     on a token: LoadPKCS11Signer. pin-value is accepted here, where the
+//     reference is the caller's own argument.
 //   - a KMS URI (hashivault://KEY, openbao://KEY), through sigstore's KMS support;
 //     Vault's address and token come from VAULT_ADDR and VAULT_TOKEN unless opts
 //     carry them. The key must be an Ed25519 transit key.
-//   - env:NAME, an environment variable holding the PKCS#8 PEM text.
+//   - env:NAME, an environment variable holding the PKCS#8 PEM text, or a
+//     PKCS#11 URI; a pin-value in that URI is refused (ErrPINValueRecorded).
 //   - a path to a PKCS#8 PEM file, refused when group or others can read it.
 //
-// Errors never quote key material.
+// Every call to a KMS or a token is bounded by KMSTimeout(ctx). Errors never quote
+// key material or a PIN. Close the Signer when done (it ends a token session).
 func LoadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*Signer, error) {
 	switch {
 	case ref == "":
 		return nil, errors.New("no signing key given")
+	case IsPKCS11(ref):
+		return LoadPKCS11Signer(ctx, ref)
 	case IsKMS(ref):
 		return LoadKMSSigner(ctx, ref, opts...)
 	case strings.HasPrefix(ref, EnvPrefix):
 		name := strings.TrimPrefix(ref, EnvPrefix)
 		text := os.Getenv(name)
 		if strings.TrimSpace(text) == "" {
-			return nil, fmt.Errorf("environment variable %s holds no signing key (set it to the PKCS#8 PEM text)", name)
+			return nil, fmt.Errorf("environment variable %s holds no signing key (set it to the PKCS#8 PEM text or a pkcs11: URI)", name)
+		}
+		if uri := strings.TrimSpace(text); IsPKCS11(uri) {
+			u, err := ParsePKCS11URI(uri)
+			if err != nil {
+				return nil, fmt.Errorf("environment variable %s: %w", name, err)
+			}
+			if u.HasPINValue() {
+				return nil, fmt.Errorf("environment variable %s: %w", name, ErrPINValueRecorded)
+			}
+			s, err := loadPKCS11URI(ctx, u)
+			if err != nil {
+				return nil, fmt.Errorf("environment variable %s: %w", name, err)
+			}
+			return s, nil
 		}
 		priv, err := ParsePrivatePEM([]byte(text))
 		if err != nil {

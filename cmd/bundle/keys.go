@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,9 @@ func newKeysCmd() *cobra.Command {
 
   bundle keys generate --key-id ID   write <ID>.key.pem (PKCS#8, mode 0600) and
                                      <ID>.pub.pem (SPKI) and print the signingKeys[] entry
-  bundle keys public --key KEY       print the public forms of a private key or KMS key
+  bundle keys generate --pkcs11 URI --key-id ID
+                                     create the pair on a PKCS#11 token instead
+  bundle keys public --key KEY       print the public forms of a private, KMS or token key
   bundle keys retire --key-id ID     print the entry with retiredAt, to keep it listed
   bundle keys trust --from-discovery URL|FILE --keyring FILE
                                      pin a host's published keys in a keyring
@@ -46,11 +49,11 @@ docs/keys-keyring.md the keyring.`,
 }
 
 func newKeysGenerateCmd() *cobra.Command {
-	var keyID, dir string
+	var keyID, dir, token string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "generate --key-id ID [--out-dir DIR]",
-		Short: "Generate an Ed25519 signing key pair",
+		Use:   "generate --key-id ID [--out-dir DIR | --pkcs11 URI]",
+		Short: "Generate an Ed25519 signing key pair, in files or on a PKCS#11 token",
 		Long: `generate writes a new Ed25519 key pair to DIR (default: the current directory):
 
   <ID>.key.pem   the private key, unencrypted PKCS#8 PEM, mode 0600: keep it secret
@@ -59,16 +62,33 @@ func newKeysGenerateCmd() *cobra.Command {
 and prints the signingKeys[] entry to add to the host's discovery document:
 {"keyId", "alg": "ed25519", "publicKey": raw key as base64url, "use": "certification-bundle"}.
 
-Exit codes: 0 written; 3 a file could not be written; 4 usage (a key file exists:
-pass --force, but never replace a key that signed bundles — retire it).`,
-		Example: `  bundle keys generate --key-id host-2026-11 --out-dir keys`,
-		Args:    exactArgs(0, "no positional arguments"),
+With --pkcs11 URI the pair is created on the token the URI names instead
+(pkcs11:token=T?module-path=/path/module.so&pin-source=FILE; the key's label is the
+URI's object= or ID, its id the URI's id= or 16 random bytes). The private key is
+sensitive and never extractable: no file is written. generate prints the entry and
+the SPKI PEM public key on stdout, and on stderr the URI to sign with. It needs the
+cgo build.
+
+Exit codes: 0 written; 3 a file could not be written, or the token refused (wrong
+PIN, locked, no Ed25519 support, missing module); 4 usage (a key file exists: pass
+--force, but never replace a key that signed bundles — retire it; a key with that
+label or id is on the token already).`,
+		Example: `  bundle keys generate --key-id host-2026-11 --out-dir keys
+  bundle keys generate --key-id host-2026-11 \
+    --pkcs11 'pkcs11:token=release?module-path=/usr/lib/softhsm/libsofthsm2.so&pin-source=/run/secrets/token-pin'`,
+		Args: exactArgs(0, "no positional arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if keyID == "" {
 				return usageErrorf("keys generate: --key-id is required")
 			}
 			if !keys.KeyIDPattern.MatchString(keyID) {
 				return usageErrorf("keys generate: key id %q does not match %s", keyID, keys.KeyIDPattern)
+			}
+			if token != "" {
+				if cmd.Flags().Changed("out-dir") || force {
+					return usageErrorf("keys generate: --pkcs11 writes no files: drop --out-dir and --force (the key stays on the token)")
+				}
+				return generateOnToken(cmd, token, keyID)
 			}
 			privPath := filepath.Join(dir, keyID+privateSuffix)
 			pubPath := filepath.Join(dir, keyID+keys.PEMSuffix)
@@ -110,11 +130,41 @@ pass --force, but never replace a key that signed bundles — retire it).`,
 	cmd.Flags().StringVar(&keyID, "key-id", "", "the key's `ID` ([A-Za-z0-9._~-], at most 128 characters)")
 	cmd.Flags().StringVar(&dir, "out-dir", ".", "write the key files to `DIR`")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite existing key files")
+	cmd.Flags().StringVar(&token, "pkcs11", "", "create the pair on the PKCS#11 token this `URI` names (no file is written)")
 	return cmd
 }
 
-// keyIDFromRef guesses the key id from a <keyId>.key.pem file name.
+// generateOnToken is keys generate --pkcs11: the pair is made on the token, and
+// its entry and public key printed.
+func generateOnToken(cmd *cobra.Command, uri, keyID string) error {
+	signer, err := keys.GeneratePKCS11Key(cmd.Context(), uri, keyID)
+	if err != nil {
+		if errors.Is(err, keys.ErrTokenKeyExists) {
+			return usageErrorf("keys generate: --pkcs11 %v", err)
+		}
+		return inputError(fmt.Errorf("keys generate: --pkcs11 %w", err))
+	}
+	defer signer.Close()
+	pub := signer.Key(keyID)
+	pubPEM, err := keys.MarshalPublicPEM(pub.Key)
+	if err != nil {
+		return fmt.Errorf("keys generate: %w", err)
+	}
+	printJSON(cmd.OutOrStdout(), pub.Entry())
+	cmd.OutOrStdout().Write(pubPEM)
+	fmt.Fprintf(cmd.ErrOrStderr(), "bundle: created Ed25519 key %s on the token (sensitive, never extractable; no file written); add the entry above to signingKeys[] in the host's discovery document, and sign with --key '%s'\n", keyID, signer.Ref)
+	return nil
+}
+
+// keyIDFromRef guesses the key id from a <keyId>.key.pem file name, or from the
+// object= label of a pkcs11: URI (keys generate --pkcs11 labels a key with its id).
 func keyIDFromRef(ref string) string {
+	if keys.IsPKCS11(ref) {
+		if u, err := keys.ParsePKCS11URI(ref); err == nil && keys.KeyIDPattern.MatchString(u.Object) {
+			return u.Object
+		}
+		return ""
+	}
 	if keys.IsKMS(ref) || strings.HasPrefix(ref, keys.EnvPrefix) {
 		return ""
 	}
@@ -128,18 +178,24 @@ func newKeysPublicCmd() *cobra.Command {
 	var keyRef, keyID, format string
 	cmd := &cobra.Command{
 		Use:   "public --key KEY [--key-id ID] [--format entry|pem|raw]",
-		Short: "Print the public forms of a private key or KMS key",
-		Long: `public derives the public key from KEY (a PKCS#8 PEM file, env:NAME, or a KMS URI
-such as hashivault://KEY with VAULT_ADDR and VAULT_TOKEN set) and prints:
+		Short: "Print the public forms of a private key, KMS key or token key",
+		Long: `public derives the public key from KEY (a PKCS#8 PEM file, env:NAME, a KMS URI
+such as hashivault://KEY with VAULT_ADDR and VAULT_TOKEN set, or a PKCS#11 URI such
+as pkcs11:token=T;object=K?module-path=…&pin-source=FILE) and prints:
 
   entry  the discovery signingKeys[] entry (default; needs --key-id unless KEY is
-         a <ID>.key.pem file)
+         a <ID>.key.pem file or a pkcs11: URI whose object= is the id)
   pem    the SPKI PEM, for 'bundle verify --host-key'
   raw    the raw key as 43 base64url characters, as signingKeys[].publicKey holds it
+
+A token key's public key is read from the token (CKA_EC_POINT) and checked by
+signing a probe with the key before it is printed: a public key object that does
+not belong to the private key is refused, not published.
 
 Exit codes: 0 printed; 3 the key could not be read; 4 usage.`,
 		Example: `  bundle keys public --key keys/host-2026-11.key.pem
   bundle keys public --key hashivault://openwop-bundle --key-id host-kms-1
+  bundle keys public --key 'pkcs11:token=release;object=host-2026-11?module-path=/usr/lib/softhsm/libsofthsm2.so&pin-source=/run/secrets/token-pin'
   bundle keys public --key keys/host-2026-11.key.pem --format pem > host.pub.pem`,
 		Args: exactArgs(0, "no positional arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -164,10 +220,16 @@ Exit codes: 0 printed; 3 the key could not be read; 4 usage.`,
 			if err != nil {
 				return err
 			}
+			defer signer.Close()
+			if keys.IsPKCS11(keyRef) {
+				if err := keys.CheckSigner(signer); err != nil {
+					return inputError(fmt.Errorf("--key: %w", err))
+				}
+			}
 			return printPublic(cmd, signer.Key(keyID), format)
 		},
 	}
-	cmd.Flags().StringVar(&keyRef, "key", "", "private key: PEM `FILE`, env:NAME or KMS URI")
+	cmd.Flags().StringVar(&keyRef, "key", "", "private key: PEM `FILE`, env:NAME, KMS URI or pkcs11: URI")
 	cmd.Flags().StringVar(&keyID, "key-id", "", "the key's `ID` (default: from a <ID>.key.pem file name)")
 	cmd.Flags().StringVar(&format, "format", "entry", "what to print: entry, pem or raw")
 	return cmd
@@ -201,7 +263,7 @@ listed: bundles it signed before retiredAt stay valid only while the host publis
 Then generate a key with a new id for new bundles.
 
 The key is given as its public key (--public: an SPKI PEM file, or the 43-character
-raw key) or its private key (--key: PEM file, env:NAME, KMS URI).
+raw key) or its private key (--key: PEM file, env:NAME, KMS URI, pkcs11: URI).
 
 Exit codes: 0 printed; 3 the key could not be read; 4 usage.`,
 		Example: `  bundle keys retire --key-id host-2026-11 --public keys/host-2026-11.pub.pem
@@ -242,6 +304,7 @@ Exit codes: 0 printed; 3 the key could not be read; 4 usage.`,
 				if err != nil {
 					return err
 				}
+				defer signer.Close()
 				pub = signer.Key(keyID)
 			}
 			pub.KeyID = keyID
@@ -252,7 +315,7 @@ Exit codes: 0 printed; 3 the key could not be read; 4 usage.`,
 	}
 	cmd.Flags().StringVar(&keyID, "key-id", "", "the retiring key's `ID`")
 	cmd.Flags().StringVar(&pubArg, "public", "", "the key's public half: SPKI PEM `FILE` or raw base64url")
-	cmd.Flags().StringVar(&keyRef, "key", "", "or its private key: PEM `FILE`, env:NAME or KMS URI")
+	cmd.Flags().StringVar(&keyRef, "key", "", "or its private key: PEM `FILE`, env:NAME, KMS URI or pkcs11: URI")
 	cmd.Flags().StringVar(&at, "retired-at", "", "when the key stopped signing (RFC 3339 `TIME`; default now)")
 	return cmd
 }

@@ -48,24 +48,34 @@ func TestMain(m *testing.M) {
 //	discovery.json    a discovery document publishing host.pub.pem as test-host-1
 //
 // and $CORPUS names ../shared/corpus/openwop; scripts that need it start with
-// [!corpus] skip.
+// [!corpus] skip. $EXAMPLES names the repository's examples/ (read, never
+// written). Scripts that need a PKCS#11 token start with [!softhsm] skip and make
+// one with the softhsm command (pkcs11_test.go).
 func TestScripts(t *testing.T) {
 	corpus := filepath.Join(testkit.ModuleRoot(), "..", "shared", "corpus", "openwop")
 	_, corpusErr := os.Stat(corpus)
 	if corpusErr != nil {
 		t.Logf("SKIPPING corpus scripts: %s is absent", corpus)
 	}
+	noToken := softhsmMissing()
+	if noToken != "" {
+		t.Logf("SKIPPING PKCS#11 token scripts: %s", noToken)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", corpus)
+			env.Setenv("EXAMPLES", filepath.Join(testkit.ModuleRoot(), "examples"))
 			env.Setenv("NO_COLOR", "1")
 			return writeFixtures(env.WorkDir)
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "corpus" {
+			switch cond {
+			case "corpus":
 				return corpusErr == nil, nil
+			case "softhsm":
+				return noToken == "", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -79,6 +89,7 @@ func TestScripts(t *testing.T) {
 			"vault":    cmdVault,
 			"filemode": cmdFileMode,
 			"jsonget":  cmdJSONGet,
+			"softhsm":  cmdSoftHSM,
 			// gate, census, diff and keyring scripts
 			"specrepo":   cmdSpecRepo,
 			"livehost":   cmdLiveHost,

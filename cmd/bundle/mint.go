@@ -78,9 +78,11 @@ A URL with credentials (user:pass@, or a parameter such as access_token=, key=, 
 is refused: discovery.url is published.
 Build: --build commit:<sha>|image-digest:<digest>|artifact-sha256:<hex>, or
 --build-from-git DIR (HEAD; a dirty tree is refused unless --allow-dirty).
-Key: --key is a PKCS#8 PEM file (mode 0600), env:NAME (the PEM text in a variable), or a
-KMS URI (hashivault://KEY, with VAULT_ADDR and VAULT_TOKEN set; each KMS call gives up
-after --kms-timeout); default env:OPENWOP_BUNDLE_SIGNING_KEY when that is set. --key-id is required
+Key: --key is a PKCS#8 PEM file (mode 0600), env:NAME (the PEM text in a variable), a
+KMS URI (hashivault://KEY, with VAULT_ADDR and VAULT_TOKEN set), or a PKCS#11 URI naming
+an Ed25519 key on a token (pkcs11:token=T;object=K?module-path=/path/module.so&pin-source=FILE;
+needs the cgo build); each KMS or token call gives up after --kms-timeout. Default
+env:OPENWOP_BUNDLE_SIGNING_KEY when that is set. --key-id is required
 (default $OPENWOP_BUNDLE_SIGNING_KEY_ID) and becomes host.signingKeyId.
 
 Before writing, mint verifies the bundle under the signer's public key, as
@@ -93,7 +95,8 @@ Exit codes:
   0  the bundle was written
   2  the self-check refused it: written to FILE.rejected.json instead, with the reasons
   3  an input could not be read: rows, discovery (timeout, HTTP error, HTML, too large),
-     key (missing, readable by others, not Ed25519, KMS silent past --kms-timeout),
+     key (missing, readable by others, not Ed25519, KMS or token silent past
+     --kms-timeout; a token's wrong PIN, locked PIN, missing module or key),
      registry, relaxations; an input over its cap or a FIFO; a number that cannot be
      written as I-JSON (1e17)
   4  usage: a missing or wrong flag, FILE exists (use --force), a dirty git tree, a
@@ -143,7 +146,7 @@ Exit codes:
 	fl.StringVar(&f.registry, "registry", "", "v2 profile registry `FILE` (spec/v2/profiles.json); default: the embedded three v2 profiles")
 	fl.StringArrayVar(&f.secrets, "secret", nil, "a secret `VALUE` to keep out of the bundle (repeatable; prefer --secret-env)")
 	fl.StringArrayVar(&f.secretEnvs, "secret-env", nil, "keep the value of environment variable `NAME` out of the bundle (repeatable)")
-	fl.StringVar(&f.keyRef, "key", "", "host signing key: PEM `FILE`, env:NAME or KMS URI (default env:OPENWOP_BUNDLE_SIGNING_KEY when set)")
+	fl.StringVar(&f.keyRef, "key", "", "host signing key: PEM `FILE`, env:NAME, KMS URI or pkcs11: URI (default env:OPENWOP_BUNDLE_SIGNING_KEY when set)")
 	fl.StringVar(&f.keyID, "key-id", "", "host signing key `ID` (default $OPENWOP_BUNDLE_SIGNING_KEY_ID)")
 	fl.StringVar(&f.verifierRef, "verifier-key", "", "independent verifier's key (same forms as --key), for --evidence-tier independent")
 	fl.StringVar(&f.verifierKeyID, "verifier-key-id", "", "independent verifier's key `ID`")
@@ -203,7 +206,7 @@ func runMint(cmd *cobra.Command, f mintFlags) (err error) {
 		return usageErrorf("mint: --key-id is required (or set %s): it names the host's signing key, as the discovery document publishes it", envSigningKeyID)
 	}
 	if !f.unsigned && f.keyRef == "" {
-		return usageErrorf("mint: --key is required (a PEM file, env:NAME or a KMS URI; or set %s), or pass --unsigned to sign later with 'bundle sign'", envSigningKey)
+		return usageErrorf("mint: --key is required (a PEM file, env:NAME, a KMS URI or a pkcs11: URI; or set %s), or pass --unsigned to sign later with 'bundle sign'", envSigningKey)
 	}
 	if f.unsigned && f.verifierRef != "" {
 		return usageErrorf("mint: --unsigned writes no signatures; drop --verifier-key and have the verifier run 'bundle sign --as-verifier' on the unsigned bundle")
@@ -284,12 +287,14 @@ func runMint(cmd *cobra.Command, f mintFlags) (err error) {
 		if host, err = loadSigner(ctx, "--key", f.keyRef); err != nil {
 			return err
 		}
+		defer host.Close()
 		in.KeyPEM = host.PEM
 	}
 	if f.verifierRef != "" && !f.unsigned {
 		if verifier, err = loadSigner(ctx, "--verifier-key", f.verifierRef); err != nil {
 			return err
 		}
+		defer verifier.Close()
 		in.Secrets = append(in.Secrets, mint.PEMSecrets(verifier.PEM)...)
 	}
 	secrets = mint.Secrets(in.Secrets, in.Env, in.KeyPEM, f.keyID)
@@ -459,8 +464,10 @@ func loadRegistry(path string) (*profiles.Registry, error) {
 	return reg, nil
 }
 
-// loadSigner loads a signing key reference; every failure is an unreadable input.
-// A KMS key's calls are bounded by the --kms-timeout ctx carries (root.go).
+// loadSigner loads a signing key reference (keys.LoadSigner: a PEM file, env:NAME,
+// a KMS URI, a pkcs11: URI); every failure is an unreadable input. A KMS or token
+// key's calls are bounded by the --kms-timeout ctx carries (root.go). The caller
+// closes the signer (a token key holds a session).
 func loadSigner(ctx context.Context, flag, ref string) (*keys.Signer, error) {
 	s, err := keys.LoadSigner(ctx, ref)
 	if err != nil {
@@ -472,12 +479,14 @@ func loadSigner(ctx context.Context, flag, ref string) (*keys.Signer, error) {
 	return s, nil
 }
 
-// signError maps a failure to sign: the KMS failing or not answering is an
-// unreadable input (3); anything else (a key id the bundle does not allow) is usage.
+// signError maps a failure to sign: the KMS or the token failing or not answering
+// is an unreadable input (3); anything else (a key id the bundle does not allow)
+// is usage.
 func signError(name string, err error) error {
 	var te *keys.KMSTimeoutError
 	var ke *keys.KMSError
-	if errors.As(err, &te) || errors.As(err, &ke) {
+	var pe *keys.PKCS11Error
+	if errors.As(err, &te) || errors.As(err, &ke) || errors.As(err, &pe) {
 		return inputError(fmt.Errorf("%s: %w", name, err))
 	}
 	return usageErrorf("%s: %v", name, err)

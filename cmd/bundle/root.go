@@ -53,7 +53,7 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 }
 
 // addKMSTimeout gives every command that takes a signing key (--key: mint, sign,
-// keys public, keys retire) a --kms-timeout flag, and passes its value to
+// keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag, and passes its value to
 // keys.LoadSigner through the command's context (keys.WithKMSTimeout), which bounds
 // every KMS call by it. Commands add the flag here, once, rather than each.
 func addKMSTimeout(root *cobra.Command) {
@@ -62,10 +62,10 @@ func addKMSTimeout(root *cobra.Command) {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if c.Flags().Lookup("key") == nil {
+		if c.Flags().Lookup("key") == nil && c.Flags().Lookup("pkcs11") == nil {
 			return
 		}
-		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) when a call to the KMS does not answer within this `duration`")
+		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) or a token key (pkcs11:) when a call to it does not answer within this `duration`")
 		prev := c.PreRunE
 		c.PreRunE = func(cmd *cobra.Command, args []string) error {
 			if *timeout <= 0 {

@@ -43,8 +43,10 @@ as 'bundle verify' would, under the signing key (and --host-pub / --verifier-pub
 given); a rejection other than blocked-certified or independent-unverifiable (and,
 while the host has not signed yet, signature-missing) refuses it.
 
-KEY is a PKCS#8 PEM file (mode 0600), env:NAME, or a KMS URI (hashivault://KEY;
-each call to the KMS gives up after --kms-timeout).
+KEY is a PKCS#8 PEM file (mode 0600), env:NAME, a KMS URI (hashivault://KEY), or a
+PKCS#11 URI naming an Ed25519 key on a token (pkcs11:token=T;object=K?module-path=…&
+pin-source=FILE; needs the cgo build); each call to the KMS or the token gives up
+after --kms-timeout.
 
 sign never publishes a secret: the signing key's PEM text (whole or its base64
 body), --secret and --secret-env values, secret OPENWOP_* variables (named like KEY,
@@ -56,7 +58,8 @@ Found in an unsigned member (host.name, discovery.url, detail.nonPass…), it is
 replaced with «redacted:…» and the places are listed.
 
 Exit codes: 0 written; 2 the self-check refused it (written to OUT.rejected.json);
-3 an input could not be read (bundle, key, KMS failed or timed out), or a secret is
+3 an input could not be read (bundle, key, KMS or token failed or timed out, a
+token's wrong PIN, locked PIN, missing module or key), or a secret is
 in signed content; 4 usage (OUT exists without --force, already signed, key id
 mismatch); 70 internal error.`,
 		Example: `  bundle mint --unsigned --key-id host-2026-11 --out unsigned.json …
@@ -69,7 +72,7 @@ mismatch); 70 internal error.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "write the signed bundle to `FILE` (required; may be the input with --force)")
 	fl.BoolVar(&f.force, "force", false, "overwrite OUT if it exists")
-	fl.StringVar(&f.keyRef, "key", "", "signing key: PEM `FILE`, env:NAME or KMS URI")
+	fl.StringVar(&f.keyRef, "key", "", "signing key: PEM `FILE`, env:NAME, KMS URI or pkcs11: URI")
 	fl.StringVar(&f.keyID, "key-id", "", "the signing key's `ID`")
 	fl.BoolVar(&f.asVerifier, "as-verifier", false, "countersign as the independent verifier (verifierSignature)")
 	fl.StringArrayVar(&f.hostPub, "host-pub", nil, "host public key to check the host signature with (PEM `FILE` or raw)")
@@ -134,6 +137,7 @@ func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
 	if err != nil {
 		return err
 	}
+	defer signer.Close()
 	secrets = mint.Secrets(given, env, signer.PEM, f.keyID)
 
 	b, problems, err := bundle.Parse(data)

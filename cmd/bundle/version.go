@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/certcut/certcut/keys"
 	"github.com/spf13/cobra"
 )
 
@@ -19,12 +20,14 @@ type versionInfo struct {
 	Commit   string `json:"commit,omitempty"`
 	Modified bool   `json:"modified,omitempty"`
 	Go       string `json:"go"`
+	// PKCS11 says whether this build can use keys on PKCS#11 tokens (a cgo build).
+	PKCS11 bool `json:"pkcs11"`
 }
 
 // buildVersion reads the module version and the commit from the build information:
 // "v0.3.0" when installed with go install …@v0.3.0, "(devel)" for a local build.
 func buildVersion() versionInfo {
-	vi := versionInfo{Module: "github.com/certcut/certcut", Version: "(unknown)", Commit: commit}
+	vi := versionInfo{Module: "github.com/certcut/certcut", Version: "(unknown)", Commit: commit, PKCS11: keys.PKCS11Available}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return vi
@@ -71,7 +74,8 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print certcut's module version and commit",
 		Long: `version prints the module version ("(devel)" for a build from a checkout, the tag
 for go install …@vX.Y.Z), the source commit when the build recorded one, and the
-Go version it was built with. A build with -buildvcs=false records no commit;
+Go version it was built with, and whether the build can sign with keys on PKCS#11
+tokens (only a cgo build can). A build with -buildvcs=false records no commit;
 stamp it with -ldflags "-X main.commit=$(git rev-parse HEAD)".
 
 Exit codes: 0; 4 bad flags.`,
@@ -86,7 +90,11 @@ Exit codes: 0; 4 bad flags.`,
 				return enc.Encode(buildVersion())
 			}
 			vi := buildVersion()
-			fmt.Fprintf(out, "bundle %s (%s, %s)\n", versionString(), vi.Module, vi.Go)
+			tokens := "PKCS#11 tokens: yes"
+			if !vi.PKCS11 {
+				tokens = "PKCS#11 tokens: no, they need the cgo build"
+			}
+			fmt.Fprintf(out, "bundle %s (%s, %s, %s)\n", versionString(), vi.Module, vi.Go, tokens)
 			return nil
 		},
 	}
