@@ -99,6 +99,9 @@ type Result struct {
 	PredicateType string    `json:"predicateType,omitempty"`
 	Subjects      []Subject `json:"subjects"`
 	VSA           *Summary  `json:"vsa,omitempty"`
+	// BundleVerdict is, for a bundle predicate, the verdict the attestor recorded
+	// on the bundle (the subjects' certcut.verdict annotation).
+	BundleVerdict string `json:"bundleVerdict,omitempty"`
 	// Statement is the payload, when it is JSON.
 	Statement json.RawMessage `json:"statement,omitempty"`
 }
@@ -185,6 +188,10 @@ func decodeEnvelope(root bundle.Value, r *Result) (Envelope, []byte, bool) {
 		r.reject(ProblemEnvelope, "the file is a JSON %s, not a DSSE envelope object", root.Kind())
 		return env, nil, false
 	}
+	if a, b, ok := ambiguous(root); ok {
+		r.reject(ProblemEnvelope, "members %q and %q differ only in case or underscores: readers that fold them would see another envelope", a, b)
+		return env, nil, false
+	}
 	str := func(v bundle.Value, name string) (string, bool) {
 		m, ok := v.Get(name)
 		if !ok {
@@ -216,6 +223,10 @@ func decodeEnvelope(root bundle.Value, r *Result) (Envelope, []byte, bool) {
 		for i, s := range sigs.Items() {
 			if s.Kind() != bundle.Object {
 				r.reject(ProblemEnvelope, "signature %d is a JSON %s, not an object", i+1, s.Kind())
+				continue
+			}
+			if a, b, dup := ambiguous(s); dup {
+				r.reject(ProblemEnvelope, "signature %d: members %q and %q differ only in case or underscores", i+1, a, b)
 				continue
 			}
 			var es EnvelopeSignature
@@ -288,11 +299,16 @@ func chooseKey(trusted keys.Set, keyID string) (keys.PublicKey, string, bool) {
 // decodeStatement reads the payload as an in-toto Statement v1 and validates it
 // with the in-toto bindings; nil when it is none.
 func decodeStatement(payload []byte, r *Result) *intoto.Statement {
-	if _, err := bundle.ParseIJSON(payload); err != nil {
+	v, err := bundle.ParseIJSON(payload)
+	if err != nil {
 		r.reject(ProblemStatement, "the payload is not I-JSON: %v", err)
 		return nil
 	}
 	r.Statement = json.RawMessage(payload)
+	if a, b, ok := ambiguousStatement(v); ok {
+		r.reject(ProblemStatement, "members %q and %q of the statement differ only in case or underscores: readers that fold them (encoding/json, protojson's proto names) would read another statement", a, b)
+		return nil
+	}
 	st := &intoto.Statement{}
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(payload, st); err != nil {
 		r.reject(ProblemStatement, "the payload is not an in-toto statement: %v", err)
@@ -399,6 +415,20 @@ func checkBundlePredicate(st *intoto.Statement, r *Result) {
 			r.reject(ProblemSubject, "the predicate's host.build %s is not a subject", b.Host.Build)
 		}
 	}
+	// certcut records its verdict on the bundle in the subjects' annotations: a
+	// bundle it did not verify is, like a FAILED VSA, an authentic no.
+	for _, s := range st.GetSubject() {
+		if v := s.GetAnnotations().GetFields()[AnnotationVerdict]; v != nil {
+			r.BundleVerdict = v.GetStringValue()
+		}
+	}
+	switch r.BundleVerdict {
+	case "":
+		r.Notes = append(r.Notes, "no subject records certcut's verdict on the bundle ("+AnnotationVerdict+"): verify the bundle itself")
+	case string(verify.Verified):
+	default:
+		r.reject(ProblemFailed, "the attestor recorded the bundle as %s, not VERIFIED", r.BundleVerdict)
+	}
 }
 
 func describeSubjects(ss []Subject) string {
@@ -427,4 +457,52 @@ func describeKeys(ks keys.Set) string {
 		parts[i] = k.Describe()
 	}
 	return joinMax(parts, 3)
+}
+
+// ambiguous reports two member names of an object that are equal once case and
+// underscores are ignored ("payload" and "Payload", "predicateType" and
+// "predicate_type"): JSON readers disagree on which one counts (encoding/json
+// folds case and keeps the last, protojson takes both spellings of a field), so
+// such an object is refused rather than read one way.
+func ambiguous(obj bundle.Value) (string, string, bool) {
+	seen := map[string]string{}
+	for _, m := range obj.Members() {
+		key := strings.ToLower(strings.ReplaceAll(m.Name, "_", ""))
+		if first, ok := seen[key]; ok {
+			return first, m.Name, true
+		}
+		seen[key] = m.Name
+	}
+	return "", "", false
+}
+
+// ambiguousStatement applies ambiguous to the statement's own objects: the
+// statement, its subjects, and a VSA predicate with its verifier, policy and
+// inputs. A bundle predicate and annotations are data, not read by name folding.
+func ambiguousStatement(v bundle.Value) (string, string, bool) {
+	objs := []bundle.Value{v}
+	subjects, _ := v.Get("subject")
+	objs = append(objs, subjects.Items()...)
+	if pt, _ := v.Get("predicateType"); pt.Kind() == bundle.String {
+		if t, _ := pt.Str(); t == PredicateVSA {
+			pred, _ := v.Get("predicate")
+			objs = append(objs, pred)
+			for _, name := range []string{"verifier", "policy"} {
+				if o, ok := pred.Get(name); ok {
+					objs = append(objs, o)
+				}
+			}
+			inputs, _ := pred.Get("inputAttestations")
+			objs = append(objs, inputs.Items()...)
+		}
+	}
+	for _, o := range objs {
+		if o.Kind() != bundle.Object {
+			continue
+		}
+		if a, b, ok := ambiguous(o); ok {
+			return a, b, true
+		}
+	}
+	return "", "", false
 }

@@ -138,6 +138,9 @@ func writeAttestationResult(w io.Writer, file string, r *attest.Result) {
 		}
 		fmt.Fprintf(w, "levels:      %s\n", listOrNone(levels))
 	}
+	if r.BundleVerdict != "" {
+		fmt.Fprintf(w, "bundle:      the attestor judged it %s (the predicate is the bundle itself)\n", render.Inline(r.BundleVerdict))
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note:        %s\n", render.Inline(n))
 	}
