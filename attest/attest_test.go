@@ -318,7 +318,6 @@ func envelopeOf(t *testing.T, payloadType string, payload []byte) []byte {
 	return out
 }
 
-
 // TestVerifyHostile: envelopes that are not what they claim are REJECTED with the
 // right kind, never accepted, never a panic.
 func TestVerifyHostile(t *testing.T) {
