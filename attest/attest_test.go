@@ -69,6 +69,19 @@ func firstKey(m map[string]string) string {
 	return ""
 }
 
+func TestVerifyPolicyURI(t *testing.T) {
+	for version, want := range map[string]string{
+		"v1.2.3":                             "https://github.com/certcut/certcut/blob/v1.2.3/docs/verify.md",
+		"(devel)":                            "https://github.com/certcut/certcut/blob/main/docs/verify.md",
+		"v0.0.0-20261120100000-0123456789ab": "https://github.com/certcut/certcut/blob/main/docs/verify.md",
+		"v1.2.3+dirty":                       "https://github.com/certcut/certcut/blob/main/docs/verify.md",
+	} {
+		if got := attest.VerifyPolicyURI(version); got != want {
+			t.Errorf("%s: %s, want %s", version, got, want)
+		}
+	}
+}
+
 func TestRepoPath(t *testing.T) {
 	root := t.TempDir()
 	for _, tc := range []struct {

@@ -14,7 +14,7 @@
 //     statement then has the bundle file as its only subject, and says why.
 //   - predicate PredicateVSA: a SLSA Verification Summary (VSA) v1: verifier.id
 //     names certcut and its version; timeVerified; resourceUri is the bundle's
-//     discovery.url; policy is certcut's verify rules; inputAttestations is the bundle
+//     discovery.url; policy is certcut's verify rules (VerifyPolicyURI); inputAttestations is the bundle
 //     file and its digest; verificationResult is PASSED for a VERIFIED bundle, FAILED
 //     for a COHERENT one (only with AllowCoherent); verifiedLevels holds one
 //     ProfileLevelPrefix+id per profile verify certified (["FAILED"] when FAILED).

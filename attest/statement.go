@@ -32,9 +32,6 @@ const (
 	PredicateBundle = "https://github.com/certcut/certcut/predicates/openwop-bundle/v3"
 	// VerifierURI names certcut's bundle command; verifier.id is VerifierURI@version.
 	VerifierURI = "https://github.com/certcut/certcut/cmd/bundle"
-	// VerifyPolicyURI names the rules a bundle VSA applied: certcut's verify
-	// (the version that applied them is in verifier.id).
-	VerifyPolicyURI = "https://github.com/certcut/certcut/blob/main/docs/verify.md"
 
 	// Passed and Failed are the two verificationResult values.
 	Passed = "PASSED"
@@ -90,6 +87,19 @@ func (o Options) check() error {
 
 // VerifierID returns verifier.id for a certcut version: VerifierURI@version.
 func VerifierID(version string) string { return VerifierURI + "@" + version }
+
+var releaseRE = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+
+// VerifyPolicyURI names the rules a bundle VSA applied, certcut's verify, as the
+// documentation of that version states them: docs/verify.md at the release tag,
+// or on main for a build that is no release.
+func VerifyPolicyURI(version string) string {
+	ref := "main"
+	if releaseRE.MatchString(version) {
+		ref = version
+	}
+	return "https://github.com/certcut/certcut/blob/" + ref + "/docs/verify.md"
+}
 
 var (
 	hex40  = regexp.MustCompile(`^[0-9a-f]{40}$`)
