@@ -125,6 +125,7 @@ func newGateAcceptedCmd() *cobra.Command {
 		requireCorpus []string
 		gateFilePath  string
 		format        string
+		att           attestFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "accepted [flags]",
@@ -154,6 +155,10 @@ Criteria:
                      companion only for harness-trust-anchor rows and only when it pairs;
                      with --live, the live /.well-known/openwop still hashes to
                      discovery.sha256 (Deployed, not merged)
+
+--attest FILE --key KEY --key-id ID also writes the decision as a signed SLSA VSA
+(subject the RFC file and its digest, inputs the bundles relied on, PASSED or
+FAILED; a BLOCKED decision writes none): docs/attestations.md.
 
 Exit codes: 0 all pass, 1 any fail, 2 blocked only, 3 an input could not be
 read, 4 usage error.`,
@@ -186,6 +191,9 @@ read, 4 usage error.`,
 			if rfcFile == "" && len(require) == 0 && len(requireCorpus) == 0 {
 				return usageErrorf("bundle gate accepted: give --rfc FILE, --require ID or --gate-file FILE (see --help)")
 			}
+			if err := att.prepare(cmd, rfcFile != ""); err != nil {
+				return err
+			}
 			ids, err := gate.ExpandIDs(require)
 			if err != nil {
 				return usageErrorf("--require: %v", err)
@@ -216,6 +224,9 @@ read, 4 usage error.`,
 			if err := renderReports(cmd.OutOrStdout(), format, []*gate.Report{rep}); err != nil {
 				return err
 			}
+			if err := att.writeGate(cmd, rep, repo.root, gateFilePath); err != nil {
+				return err
+			}
 			return exitFor(rep.ExitCode)
 		},
 	}
@@ -227,6 +238,7 @@ read, 4 usage error.`,
 	fl.StringArrayVar(&requireCorpus, "require-corpus", nil, "required `id` witnessed by the corpus ledger (repeatable)")
 	fl.StringVar(&gateFilePath, "gate-file", "", "gate `file` (YAML or JSON: rfc, require, requireCorpus, minTier, live, bundles)")
 	fl.StringVar(&format, "format", "text", "output: text, json, github (workflow annotations), sarif (2.1.0) or junit")
+	att.register(cmd)
 	return cmd
 }
 

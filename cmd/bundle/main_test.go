@@ -94,6 +94,9 @@ func TestScripts(t *testing.T) {
 			"specrepo":   cmdSpecRepo,
 			"livehost":   cmdLiveHost,
 			"servedisco": cmdServeDisco,
+			// attest scripts
+			"sha256env":  cmdSha256Env,
+			"attestflip": cmdAttestFlip,
 		},
 	})
 }

@@ -19,6 +19,8 @@ ran the conformance suite, one row per requirement.
   bundle report FILE...      one self-contained HTML page (--html OUT)
   bundle mint --out FILE     assemble, scrub, sign and self-verify a host bundle
   bundle sign FILE           sign an assembled bundle, or countersign it as a verifier
+  bundle attest FILE         verify a bundle and write the verdict as a signed in-toto attestation
+  bundle verify-attestation FILE   check an attestation's signature, statement and subject
   bundle keys generate|public|retire|trust   make, inspect, retire and pin signing keys
   bundle gate accepted|audit|cut   the Accepted predicate and the cut gates over committed bundles
   bundle census [ID...]      which committed bundles carry a row for ids, a prefix or a scenario
@@ -43,6 +45,7 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	root.AddCommand(newVerifyCmd())
 	root.AddCommand(newMintCmd())
 	root.AddCommand(newSignCmd())
+	root.AddCommand(newAttestCmd(), newVerifyAttestationCmd())
 	root.AddCommand(newGateCmd())
 	root.AddCommand(newCensusCmd())
 	root.AddCommand(newDiffCmd())
@@ -51,6 +54,10 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	addKMSTimeout(root)
 	return root
 }
+
+// annotationPublicKey marks a command whose --key is a public key (it gets no
+// --kms-timeout).
+const annotationPublicKey = "certcut/public-key"
 
 // addKMSTimeout gives every command that takes a signing key (--key: mint, sign,
 // keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag, and passes its value to
@@ -62,7 +69,8 @@ func addKMSTimeout(root *cobra.Command) {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if c.Flags().Lookup("key") == nil && c.Flags().Lookup("pkcs11") == nil {
+		signs := c.Flags().Lookup("key") != nil || c.Flags().Lookup("pkcs11") != nil
+		if !signs || c.Annotations[annotationPublicKey] != "" {
 			return
 		}
 		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) or a token key (pkcs11:) when a call to it does not answer within this `duration`")
