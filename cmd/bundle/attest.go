@@ -124,6 +124,7 @@ func runAttest(cmd *cobra.Command, o attestOptions, file string) error {
 	if err != nil {
 		return err
 	}
+	defer signer.Close() // a token key holds a session open
 	data, err := readInput("bundle", file, limitedfile.MaxBundle)
 	if err != nil {
 		return err
@@ -309,6 +310,7 @@ func (a *attestFlags) writeGate(cmd *cobra.Command, rep *gate.Report, root, gate
 	if a.out == "" {
 		return nil
 	}
+	defer a.signer.Close() // a token key holds a session open
 	name := commandName(cmd)
 	at, err := attestTime(name+" --attest", "")
 	if err != nil {
