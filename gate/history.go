@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,6 +62,23 @@ func (e *HistoryEditError) Error() string {
 // The errors are *HistoryUnavailableError (the binder cannot be consulted) and
 // *HistoryEditError (the history refutes the URL).
 func BindByHistory(ctx context.Context, file, sha256Hex string) (*HistoryBinding, error) {
+	return bindByHistory(ctx, file, sha256Hex, "")
+}
+
+// BindByHistoryBefore is BindByHistory for a change under review (gate flips):
+// only history the change did not write binds. It holds only when the commit
+// that added the current signed payload with its discovery.url (Commit) is base
+// or an ancestor of base — the reviewed history the change starts from. A bundle
+// the change adds or replaces has only the history its author wrote, which
+// binds nothing (*HistoryUnavailableError saying so).
+func BindByHistoryBefore(ctx context.Context, file, sha256Hex, base string) (*HistoryBinding, error) {
+	if base == "" {
+		return nil, &HistoryUnavailableError{Reason: "no base revision given"}
+	}
+	return bindByHistory(ctx, file, sha256Hex, base)
+}
+
+func bindByHistory(ctx context.Context, file, sha256Hex, base string) (*HistoryBinding, error) {
 	gitPath, err := exec.LookPath("git")
 	if err != nil {
 		return nil, &HistoryUnavailableError{Reason: "git is not installed"}
@@ -143,7 +161,38 @@ func BindByHistory(ctx context.Context, file, sha256Hex string) (*HistoryBinding
 	if res.Commit == "" {
 		return nil, &HistoryUnavailableError{Reason: "no committed version carries the current signed payload"}
 	}
+	if base != "" {
+		reviewed, err := g.isAncestor(res.Commit, base)
+		if err != nil {
+			return nil, &HistoryUnavailableError{Reason: err.Error()}
+		}
+		if !reviewed {
+			return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("%s carries its signed payload and discovery.url since commit %s, which is not in base %s: the change under review wrote that history, and its own history binds nothing",
+				rel, short(res.Commit), short(base))}
+		}
+	}
 	return res, nil
+}
+
+// isAncestor reports whether commit a is b or an ancestor of b
+// (git merge-base --is-ancestor).
+func (g gitRunner) isAncestor(a, b string) (bool, error) {
+	cmd := g.command("merge-base", "--is-ancestor", a, b)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	}
+	msg := strings.TrimSpace(strings.SplitN(stderr.String(), "\n", 2)[0])
+	if msg == "" {
+		msg = err.Error()
+	}
+	return false, fmt.Errorf("git merge-base: %s", msg)
 }
 
 type version struct{ url, payload string }

@@ -331,9 +331,12 @@ func (r *Repo) tierCheck(a *assessment) check {
 	// A history that refutes the URL (*HistoryEditError) and one that cannot be
 	// read (*HistoryUnavailableError) both leave the origin unbound; the reason
 	// says which.
-	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256)
+	hb, err := bindByHistory(context.Background(), a.entry.File, a.entry.Sha256, r.HistoryBase)
 	if err == nil {
 		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s that added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), hb.Versions)
+		if r.HistoryBase != "" {
+			c.reason += fmt.Sprintf("; that commit is in base %s, history the change under review did not write", short(r.HistoryBase))
+		}
 		return c
 	}
 	var unavailable *HistoryUnavailableError

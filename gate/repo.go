@@ -44,6 +44,13 @@ type Config struct {
 	// tier. The criterion says the origin is unsigned. A keyring that pins the
 	// signing key to other origins still FAILs the bundle.
 	TrustUnsignedOrigin bool
+	// HistoryBase, when set, limits the git binder to reviewed history: a
+	// bundle's origin is bound by git only when the commit that added its
+	// current signed payload with its discovery.url is HistoryBase or an
+	// ancestor of it (BindByHistoryBefore). gate flips sets it to the merge base
+	// of the change it gates, so a bundle the change adds or replaces is never
+	// bound by history its author wrote.
+	HistoryBase string
 }
 
 // Repo is a spec repository's evidence, loaded once: the committed bundles and
@@ -158,7 +165,7 @@ func optional[T any](path string, load func(string) (*T, error)) (*T, error) {
 func (r *Repo) settings() Settings {
 	s := Settings{BundlesDir: r.BundlesDir, TiersFile: r.TiersFile, LedgerFile: r.LedgerFile, Anchors: r.AnchorsFile,
 		Keyring: r.KeyringPath, HostKeys: len(r.Loader.Options.HostKeys), MinTier: r.MinTier, Live: r.Live,
-		TrustUnsignedOrigin: r.TrustUnsignedOrigin}
+		TrustUnsignedOrigin: r.TrustUnsignedOrigin, HistoryBase: r.HistoryBase}
 	if r.Tiers == nil {
 		s.TiersFile += " (absent)"
 	}

@@ -100,6 +100,9 @@ type Settings struct {
 	// TrustUnsignedOrigin: host tiers were taken from unbound discovery.url
 	// origins (weaker; see Config.TrustUnsignedOrigin).
 	TrustUnsignedOrigin bool `json:"trustUnsignedOrigin"`
+	// HistoryBase: the git binder counted only history up to this commit
+	// (Config.HistoryBase; gate flips).
+	HistoryBase string `json:"historyBase,omitempty"`
 }
 
 // Criterion is one line of the predicate.
