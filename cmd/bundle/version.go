@@ -44,6 +44,9 @@ func buildVersion() versionInfo {
 // versionFrom is buildVersion over given build information (nil: none) and
 // stamps.
 func versionFrom(info *debug.BuildInfo, stampedVersion, stampedCommit string) versionInfo {
+	if stampedCommit == "none" {
+		stampedCommit = "" // GoReleaser's word for a commit it could not read
+	}
 	vi := versionInfo{Module: "github.com/certcut/certcut", Version: stampedVersion, Commit: stampedCommit}
 	if info != nil {
 		vi.Go = info.GoVersion

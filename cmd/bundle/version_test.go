@@ -30,6 +30,7 @@ func TestVersionFrom(t *testing.T) {
 		"checkout, -buildvcs=false":     {info: main("(devel)"), want: "(devel)"},
 		"checkout, -X main.commit only": {info: main("(devel)"), commit: full, want: "(devel) commit 1a2b3c4d5e6f"},
 		"empty version":                 {info: main(""), want: "(devel)"},
+		"a snapshot without git":        {info: main("(devel)"), version: "v0.0.0-SNAPSHOT-none", commit: "none", want: "v0.0.0-SNAPSHOT-none"},
 		"no build information":          {want: "(devel)"},
 	} {
 		vi := versionFrom(tc.info, tc.version, tc.commit)
