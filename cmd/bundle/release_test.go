@@ -57,6 +57,16 @@ func TestReleaseConfig(t *testing.T) {
 		t.Errorf("checksum %v, sboms %v", cfg.Checksum, cfg.Sboms)
 	}
 
+	// README's install line works today, in a checkout (the action runs the same
+	// go install); no line installs a release that may not exist.
+	readme := readFile(t, filepath.Join(root, "README.md"))
+	if !strings.Contains(readme, "```sh\ngo install ./cmd/bundle ") || strings.Contains(readme, "@latest") {
+		t.Errorf("README.md's install section must start with go install ./cmd/bundle and name no @latest")
+	}
+	if !strings.Contains(readFile(t, filepath.Join(root, "action.yml")), "go install -mod=readonly ./cmd/bundle") {
+		t.Errorf("action.yml does not build ./cmd/bundle as README says")
+	}
+
 	script := readFile(t, filepath.Join(root, "scripts", "goreleaser-check.sh"))
 	m := regexp.MustCompile(`(?m)^GORELEASER_VERSION=(v\S+)`).FindStringSubmatch(script)
 	if m == nil {
