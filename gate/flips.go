@@ -135,7 +135,46 @@ const flipsMaxFindings = 20
 // clone: fetch the whole history), Head is not checked out, the work tree has
 // uncommitted changes under the gated paths, or a policy file is malformed.
 func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, error) {
-	fail := func(format string, args ...any) (*FlipsReport, error) {
+	f, err := startFlips(ctx, cfg, req)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := f.g.diffTree(f.rep.MergeBase, f.rep.Head.Commit, f.watched())
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	rfcs, bundles, policy := f.classify(changes)
+	if err := f.readBlobs(append(rfcs, bundles...)); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if err := f.gateRFCs(rfcs); err != nil {
+		return nil, err
+	}
+	f.checkBundles(f.followBundleRenames(bundles))
+	f.checkPolicy(policy)
+	return f.finish(), nil
+}
+
+// flipsRun is one Flips call's state.
+type flipsRun struct {
+	ctx     context.Context
+	cfg     Config
+	g       gitRunner // at the top of the work tree
+	prefix  string    // cfg.Root from the top of the work tree ("" or "spec/")
+	shallow bool
+	// policy maps the git path of each policy file inside the work tree to what
+	// it is ("the keyring").
+	policy  map[string]string
+	blobs   map[string][]byte
+	repo    *Repo
+	rep     *FlipsReport
+	changes *Report
+}
+
+// startFlips checks the request and the repository: git, the work tree, the
+// revisions and their merge base, a clean work tree under the gated paths.
+func startFlips(ctx context.Context, cfg Config, req FlipsRequest) (*flipsRun, error) {
+	fail := func(format string, args ...any) (*flipsRun, error) {
 		return nil, &InputError{Err: fmt.Errorf(format, args...)}
 	}
 	if strings.TrimSpace(req.Base) == "" {
@@ -152,6 +191,7 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	if cfg.Root == "" {
 		cfg.Root = "."
 	}
+	cfg = withDefaultPaths(cfg)
 	gitPath, err := exec.LookPath("git")
 	if err != nil {
 		return fail("git is not installed: gate flips reads the repository's history with git")
@@ -169,23 +209,25 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	if len(lines) != 2 {
 		lines = append(lines, "")
 	}
-	top, prefix := lines[0], lines[1]
+	top := lines[0]
 	g.dir = top
-	shallow := false
+	f := &flipsRun{ctx: ctx, cfg: cfg, g: g, prefix: lines[1], policy: map[string]string{},
+		rep: &FlipsReport{Gate: "flips", Base: Revision{Ref: req.Base}, Head: Revision{Ref: req.Head},
+			Transitions: []Transition{}, Reports: []*Report{}, Bundles: []BundleChange{}, Notes: []string{}}}
 	if out, err := g.run("rev-parse", "--is-shallow-repository"); err == nil {
-		shallow = strings.TrimSpace(string(out)) == "true"
+		f.shallow = strings.TrimSpace(string(out)) == "true"
 	}
+	const unshallow = "fetch the whole history (in GitHub Actions, actions/checkout with fetch-depth: 0; locally, git fetch --unshallow)"
 	resolve := func(role, rev string) (string, error) {
-		c, ok := g.commitOf(rev)
-		if ok {
+		if c, ok := g.commitOf(rev); ok {
 			return c, nil
 		}
-		if shallow {
-			return "", &InputError{Err: fmt.Errorf("%s revision %s is not in this clone, which is shallow: fetch the whole history (in GitHub Actions, actions/checkout with fetch-depth: 0; locally, git fetch --unshallow)", role, rev)}
+		if f.shallow {
+			return "", &InputError{Err: fmt.Errorf("%s revision %s is not in this clone, which is shallow: %s", role, rev, unshallow)}
 		}
 		return "", &InputError{Err: fmt.Errorf("%s revision %s names no commit in this clone: fetch it (git fetch origin %s), or give a commit, branch or tag the clone has", role, rev, rev)}
 	}
-	rep := &FlipsReport{Gate: "flips", Base: Revision{Ref: req.Base}, Head: Revision{Ref: req.Head}, Transitions: []Transition{}, Reports: []*Report{}, Bundles: []BundleChange{}, Notes: []string{}}
+	rep := f.rep
 	if rep.Base.Commit, err = resolve("base", req.Base); err != nil {
 		return nil, err
 	}
@@ -201,8 +243,8 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	}
 	mb, err := g.run("merge-base", rep.Base.Commit, rep.Head.Commit)
 	if err != nil {
-		if shallow {
-			return fail("base %s and head %s: their merge base is not in this clone, which is shallow: fetch the whole history (in GitHub Actions, actions/checkout with fetch-depth: 0; locally, git fetch --unshallow)", req.Base, req.Head)
+		if f.shallow {
+			return fail("base %s and head %s: their merge base is not in this clone, which is shallow: %s", req.Base, req.Head, unshallow)
 		}
 		return fail("base %s and head %s share no history (%v)", req.Base, req.Head, err)
 	}
@@ -210,150 +252,154 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	if rep.MergeBase != rep.Base.Commit {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("compared from %s, the merge base of %s and %s: the changes %s made since are not this change's", short(rep.MergeBase), req.Base, req.Head, req.Base))
 	}
-	if shallow {
+	if f.shallow {
 		rep.Notes = append(rep.Notes, "the clone is shallow, so the git binder is not used for bundle.tier (fetch the whole history: actions/checkout with fetch-depth: 0)")
 	}
-
-	// Paths: git paths (from the top of the work tree, slash-separated) and the
-	// paths the gate reads from disk (under cfg.Root, as the user wrote it).
-	rfcsDir, evidenceDir := prefix+"RFCS/", prefix+"evidence/"
-	toDisk := func(gitPath string) string {
-		return filepath.Join(cfg.Root, filepath.FromSlash(strings.TrimPrefix(gitPath, prefix)))
-	}
-	cfg = withDefaultPaths(cfg)
-	policy := map[string]string{} // git path → what it is
 	for what, p := range map[string]string{"the keyring": cfg.KeyringPath, "the host-tier table": cfg.TiersFile, "the harness-trust-anchor list": cfg.AnchorsFile} {
 		if gp, ok := gitPathOf(top, p); ok {
-			policy[gp] = what
+			f.policy[gp] = what
 		}
 	}
-	watched := []string{rfcsDir, evidenceDir}
-	for gp := range policy {
-		watched = append(watched, gp)
-	}
-	sort.Strings(watched)
-	if dirty, err := g.dirty(watched); err != nil {
-		return fail("%v", err)
+	if dirty, err := g.dirty(f.watched()); err != nil {
+		return nil, &InputError{Err: err}
 	} else if len(dirty) > 0 {
 		return fail("uncommitted changes the gate would read: %s. gate flips compares commits but reads the work tree: commit or stash them", firstN(dirty, 3))
 	}
-	changes, err := g.diffTree(rep.MergeBase, rep.Head.Commit, watched)
-	if err != nil {
-		return fail("%v", err)
+	var hostKeys int
+	if cfg.Loader != nil {
+		hostKeys = len(cfg.Loader.Options.HostKeys)
 	}
+	f.changes = &Report{Gate: "flips", Subject: "the change's evidence and policy",
+		Settings: Settings{Keyring: cfg.KeyringPath, HostKeys: hostKeys, MinTier: cfg.MinTier, Live: cfg.Live, TrustUnsignedOrigin: cfg.TrustUnsignedOrigin, HistoryBase: rep.MergeBase}}
+	rep.Changes = f.changes
+	return f, nil
+}
 
-	var rfcChanges, bundleChanges, policyChanges []treeChange
+// The git paths the change is read under: RFCS/, evidence/ and the policy files.
+func (f *flipsRun) rfcsDir() string     { return f.prefix + "RFCS/" }
+func (f *flipsRun) evidenceDir() string { return f.prefix + "evidence/" }
+
+func (f *flipsRun) watched() []string {
+	out := []string{f.rfcsDir(), f.evidenceDir()}
+	for gp := range f.policy {
+		out = append(out, gp)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// toDisk is a git path as the gate reads it from disk (under cfg.Root, as the
+// caller wrote it), so reports and annotations name files as the user does.
+func (f *flipsRun) toDisk(gitPath string) string {
+	return filepath.Join(f.cfg.Root, filepath.FromSlash(strings.TrimPrefix(gitPath, f.prefix)))
+}
+
+// classify sorts the changes into RFCs, bundles and policy files (anything
+// else under evidence/ is neither). An RFC renamed to another number is a
+// deletion and an addition; one deleted and added under another name with the
+// same number is a rename.
+func (f *flipsRun) classify(changes []treeChange) (rfcs, bundles, policy []treeChange) {
 	for _, c := range changes {
 		switch {
-		case isRFCPath(c.SrcPath, rfcsDir) || isRFCPath(c.DstPath, rfcsDir):
-			rfcChanges = append(rfcChanges, c)
-		case policy[c.path()] != "" || policy[c.SrcPath] != "":
-			policyChanges = append(policyChanges, c)
-		case isBundlePath(c.path(), evidenceDir):
-			bundleChanges = append(bundleChanges, c)
+		case isRFCPath(c.SrcPath, f.rfcsDir()) || isRFCPath(c.DstPath, f.rfcsDir()):
+			// A file moved into or out of RFCS/ is added or deleted as an RFC.
+			if c.SrcPath != "" && !isRFCPath(c.SrcPath, f.rfcsDir()) {
+				c = treeChange{Status: 'A', SrcMode: "000000", DstMode: c.DstMode, DstBlob: c.DstBlob, DstPath: c.DstPath}
+			} else if c.DstPath != "" && !isRFCPath(c.DstPath, f.rfcsDir()) {
+				c = treeChange{Status: 'D', DstMode: "000000", SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath}
+			}
+			rfcs = append(rfcs, c)
+		case f.policy[c.path()] != "" || f.policy[c.SrcPath] != "":
+			policy = append(policy, c)
+		case isBundlePath(c.path(), f.evidenceDir()):
+			bundles = append(bundles, c)
 		}
 	}
-	rfcChanges = pairRenamedRFCs(splitRenames(rfcChanges, func(c treeChange) bool { return rfcNumber(c.SrcPath) == rfcNumber(c.DstPath) }))
+	rfcs = pairRenamedRFCs(splitRenames(rfcs, func(c treeChange) bool { return rfcNumber(c.SrcPath) == rfcNumber(c.DstPath) }))
+	sort.SliceStable(rfcs, func(i, j int) bool { return rfcs[i].path() < rfcs[j].path() })
+	sort.SliceStable(bundles, func(i, j int) bool { return bundles[i].path() < bundles[j].path() })
+	return rfcs, bundles, policy
+}
 
-	// Read every blob once.
+// readBlobs reads both sides of every change with one git cat-file --batch.
+func (f *flipsRun) readBlobs(changes []treeChange) error {
+	f.blobs = map[string][]byte{}
 	var specs []string
-	for _, c := range append(rfcChanges, bundleChanges...) {
+	for _, c := range changes {
 		for _, b := range []string{c.SrcBlob, c.DstBlob} {
 			if b != "" && strings.Trim(b, "0") != "" {
 				specs = append(specs, b)
 			}
 		}
 	}
-	data := map[string][]byte{}
-	if len(specs) > 0 {
-		blobs, err := g.blobs(specs)
-		if err != nil {
-			return fail("%v", err)
-		}
-		for i, s := range specs {
-			data[s] = blobs[i]
-		}
+	if len(specs) == 0 {
+		return nil
 	}
-	blob := func(id, mode string) ([]byte, bool) {
-		if !regular(mode) {
-			return nil, false
-		}
-		d, ok := data[id]
-		return d, ok && d != nil
+	blobs, err := f.g.blobs(specs)
+	if err != nil {
+		return err
 	}
-
-	// A bundle "renamed" with edits is compared with its old version only when
-	// both name the same host: git pairs files by similarity, and two hosts'
-	// bundles of one suite are alike.
-	bundleChanges = splitRenames(bundleChanges, func(c treeChange) bool {
-		if c.SrcBlob == c.DstBlob {
-			return true
-		}
-		before, okB := blob(c.SrcBlob, c.SrcMode)
-		after, okA := blob(c.DstBlob, c.DstMode)
-		if !okB || !okA {
-			return false
-		}
-		b1, _, err1 := bundle.Parse(before)
-		b2, _, err2 := bundle.Parse(after)
-		return err1 == nil && err2 == nil && b1.Host.Name == b2.Host.Name && b1.Host.Vendor == b2.Host.Vendor
-	})
-
-	changesRep := &Report{Gate: "flips", Subject: "the change's evidence and policy", Settings: Settings{HistoryBase: rep.MergeBase}}
-	rep.Changes = changesRep
-
-	// RFCs.
-	var repo *Repo
-	openRepo := func() (*Repo, error) {
-		if repo != nil {
-			return repo, nil
-		}
-		c := cfg
-		c.HistoryBase = rep.MergeBase
-		if shallow {
-			c.HistoryBase = "" // the binder refuses a shallow clone anyway, saying so
-		}
-		r, err := Open(c)
-		if err != nil {
-			return nil, err
-		}
-		repo = r
-		return r, nil
+	for i, s := range specs {
+		f.blobs[s] = blobs[i]
 	}
-	sort.SliceStable(rfcChanges, func(i, j int) bool { return rfcChanges[i].path() < rfcChanges[j].path() })
+	return nil
+}
+
+// blob is a version's content; false for a symbolic link, a submodule, a file
+// absent on that side or larger than a bundle may be.
+func (f *flipsRun) blob(id, mode string) ([]byte, bool) {
+	if !regular(mode) {
+		return nil, false
+	}
+	d, ok := f.blobs[id]
+	return d, ok && d != nil
+}
+
+// openRepo opens cfg's repository for the Accepted gate once, the git binder
+// limited to the merge base.
+func (f *flipsRun) openRepo() (*Repo, error) {
+	if f.repo != nil {
+		return f.repo, nil
+	}
+	c := f.cfg
+	c.HistoryBase = f.rep.MergeBase
+	if f.shallow {
+		c.HistoryBase = "" // the binder refuses a shallow clone anyway, saying so
+	}
+	r, err := Open(c)
+	if err != nil {
+		return nil, err
+	}
+	f.repo = r
+	return r, nil
+}
+
+// gateRFCs lists each Status change and gates each change to Accepted.
+func (f *flipsRun) gateRFCs(changes []treeChange) error {
+	rep := f.rep
 	editedAccepted := 0
-	for _, c := range rfcChanges {
-		t := Transition{File: toDisk(c.path()), Change: changeWord(c)}
+	for _, c := range changes {
+		t := Transition{File: f.toDisk(c.path()), Number: rfcNumber(c.path()), Change: changeWord(c)}
 		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
-			t.BaseFile = toDisk(c.SrcPath)
+			t.BaseFile = f.toDisk(c.SrcPath)
 		}
-		t.Number = rfcNumber(c.path())
 		var before, after *rfc.RFC
-		if c.SrcPath != "" {
-			text, ok := blob(c.SrcBlob, c.SrcMode)
-			if ok {
-				before = rfc.Parse(toDisk(c.SrcPath), string(text))
-			}
+		if text, ok := f.blob(c.SrcBlob, c.SrcMode); ok && c.SrcPath != "" {
+			before = rfc.Parse(f.toDisk(c.SrcPath), string(text))
+			t.From, t.Line = before.Status, before.StatusLine
 		}
 		headReadable := true
 		if c.DstPath != "" {
-			text, ok := blob(c.DstBlob, c.DstMode)
+			text, ok := f.blob(c.DstBlob, c.DstMode)
 			switch {
 			case !ok:
 				headReadable = false
 			case len(text) > limitedfile.MaxPolicy:
-				return fail("%s is larger than %d bytes, the cap for an RFC", t.File, limitedfile.MaxPolicy)
+				return &InputError{Err: fmt.Errorf("%s is larger than %d bytes, the cap for an RFC", t.File, limitedfile.MaxPolicy)}
 			default:
 				after = rfc.Parse(t.File, string(text))
+				t.To, t.Line = after.Status, after.StatusLine
 			}
-		}
-		if before != nil {
-			t.From = before.Status
-		}
-		if after != nil {
-			t.To, t.Line = after.Status, after.StatusLine
-		} else if before != nil {
-			t.Line = before.StatusLine
 		}
 		if t.Line == 0 {
 			t.Line = 1
@@ -375,16 +421,16 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 			if !headReadable {
 				reason = fmt.Sprintf("%s is not a regular file at head (a symbolic link, a submodule, or larger than %d bytes), so its Status cannot be read", t.File, limitedfile.MaxBundle)
 			}
-			changesRep.Criteria = append(changesRep.Criteria, Criterion{ID: CritStatusUnreadable, Title: "every RFC the change touches has a readable Status", Status: Blocked,
+			f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritStatusUnreadable, Title: "every RFC the change touches has a readable Status", Status: Blocked,
 				Reason: reason, Location: &Location{File: t.File, Line: t.Line}})
 		case c.DstPath == "":
 			t.Why = "the change deletes the RFC file; only a flip to Accepted is gated"
 		case t.To == "Accepted":
-			r, err := openRepo()
+			r, err := f.openRepo()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			acc := r.Accepted(ctx, AcceptedRequest{RFC: after})
+			acc := r.Accepted(f.ctx, AcceptedRequest{RFC: after})
 			t.Gated, t.Status = true, acc.Status
 			t.Why = "flipped to Accepted: the Accepted predicate ran"
 			if t.From == "" {
@@ -403,33 +449,51 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	if editedAccepted > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d Accepted RFC(s) edited without a Status change: not gated here (bundle gate audit checks the register)", editedAccepted))
 	}
+	return nil
+}
 
-	// Bundles.
+// followBundleRenames keeps a bundle "renamed" with edits as one re-cut, to be
+// compared with its old version, only when both versions name the same host:
+// git pairs files by similarity, and two hosts' bundles of one suite are alike.
+func (f *flipsRun) followBundleRenames(changes []treeChange) []treeChange {
+	return splitRenames(changes, func(c treeChange) bool {
+		if c.SrcBlob == c.DstBlob {
+			return true
+		}
+		before, okB := f.blob(c.SrcBlob, c.SrcMode)
+		after, okA := f.blob(c.DstBlob, c.DstMode)
+		if !okB || !okA {
+			return false
+		}
+		b1, _, err1 := bundle.Parse(before)
+		b2, _, err2 := bundle.Parse(after)
+		return err1 == nil && err2 == nil && b1.Host.Name == b2.Host.Name && b1.Host.Vendor == b2.Host.Vendor
+	})
+}
+
+// checkBundles diffs each modified bundle with its base version and verifies
+// each added one.
+func (f *flipsRun) checkBundles(changes []treeChange) {
 	var opts verify.Options
-	if cfg.Loader != nil {
-		opts = cfg.Loader.Options
+	if f.cfg.Loader != nil {
+		opts = f.cfg.Loader.Options
 	}
-	sort.SliceStable(bundleChanges, func(i, j int) bool { return bundleChanges[i].path() < bundleChanges[j].path() })
-	for _, c := range bundleChanges {
-		bc := BundleChange{File: toDisk(c.path()), Change: changeWord(c)}
+	for _, c := range changes {
+		bc := BundleChange{File: f.toDisk(c.path()), Change: changeWord(c)}
 		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
-			bc.BaseFile = toDisk(c.SrcPath)
+			bc.BaseFile = f.toDisk(c.SrcPath)
 		}
 		switch {
 		case c.DstPath == "":
-			rep.Notes = append(rep.Notes, fmt.Sprintf("the change deletes %s: not gated here (bundle gate audit checks that every Accepted RFC keeps a witness)", bc.File))
+			f.rep.Notes = append(f.rep.Notes, fmt.Sprintf("the change deletes %s: not gated here (bundle gate audit checks that every Accepted RFC keeps a witness)", bc.File))
 		case c.SrcPath != "" && c.SrcBlob == c.DstBlob && c.SrcMode == c.DstMode:
 			bc.Change = "renamed"
 		default:
-			var before *Entry
-			if c.SrcPath != "" {
-				if d, ok := blob(c.SrcBlob, c.SrcMode); ok {
-					before = judgeBytes(short(rep.MergeBase)+":"+strings.TrimPrefix(c.SrcPath, prefix), d, opts)
-				}
+			var before, after *Entry
+			if d, ok := f.blob(c.SrcBlob, c.SrcMode); ok && c.SrcPath != "" {
+				before = judgeBytes(short(f.rep.MergeBase)+":"+strings.TrimPrefix(c.SrcPath, f.prefix), d, opts)
 			}
-			d, ok := blob(c.DstBlob, c.DstMode)
-			var after *Entry
-			if ok {
+			if d, ok := f.blob(c.DstBlob, c.DstMode); ok {
 				after = judgeBytes(bc.File, d, opts)
 			}
 			crit := bundleChangeCriterion(bc.File, before, after)
@@ -437,42 +501,51 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 				bc.Diff = Diff(before, after)
 			}
 			bc.Status = crit.Status
-			changesRep.Criteria = append(changesRep.Criteria, crit)
+			f.changes.Criteria = append(f.changes.Criteria, crit)
 		}
-		rep.Bundles = append(rep.Bundles, bc)
+		f.rep.Bundles = append(f.rep.Bundles, bc)
 	}
+}
 
-	// Policy files edited while a flip is gated.
-	if len(policyChanges) > 0 {
-		var names []string
-		for _, c := range policyChanges {
-			what := policy[c.path()]
-			if what == "" {
-				what = policy[c.SrcPath]
-			}
-			names = append(names, fmt.Sprintf("%s (%s)", toDisk(c.path()), what))
-		}
-		if len(rep.Reports) > 0 {
-			crit := Criterion{ID: CritPolicy, Title: "the change edits no policy file the gate trusts while flipping an RFC", Status: Blocked,
-				Reason: fmt.Sprintf("the change edits %s and flips an RFC to Accepted: the verdict would rest on policy the change itself wrote. Pin keys and place hosts in a pull request of their own, reviewed, then flip", strings.Join(names, ", "))}
-			for _, c := range policyChanges {
-				crit.Findings = append(crit.Findings, Finding{Message: "edited by the change under review: " + toDisk(c.path()), Location: &Location{File: toDisk(c.path())}})
-			}
-			changesRep.Criteria = append(changesRep.Criteria, crit)
-		} else {
-			rep.Notes = append(rep.Notes, "the change edits "+strings.Join(names, ", ")+"; it flips no RFC, so nothing here rests on that edit (review it like code)")
-		}
+// checkPolicy BLOCKs a flip gated beside an edit of a policy file, and notes
+// such an edit otherwise.
+func (f *flipsRun) checkPolicy(changes []treeChange) {
+	if len(changes) == 0 {
+		return
 	}
-	if len(rep.Transitions) == 0 && len(rep.Bundles) == 0 && len(policyChanges) == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no RFC Status changed and no bundle under %s changed: nothing to gate", toDisk(evidenceDir)))
+	var names []string
+	var findings []Finding
+	for _, c := range changes {
+		what := f.policy[c.path()]
+		if what == "" {
+			what = f.policy[c.SrcPath]
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", f.toDisk(c.path()), what))
+		findings = append(findings, Finding{Message: "edited by the change under review: " + f.toDisk(c.path()), Location: &Location{File: f.toDisk(c.path())}})
 	}
-	changesRep.finish()
-	rep.Status = changesRep.Status
+	if len(f.rep.Reports) == 0 {
+		f.rep.Notes = append(f.rep.Notes, "the change edits "+strings.Join(names, ", ")+"; it flips no RFC, so nothing here rests on that edit (review it like code)")
+		return
+	}
+	f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritPolicy, Title: "the change edits no policy file the gate trusts while flipping an RFC", Status: Blocked,
+		Reason:   fmt.Sprintf("the change edits %s and flips an RFC to Accepted: the verdict would rest on policy the change itself wrote. Pin keys and place hosts in a pull request of their own, reviewed, then flip", strings.Join(names, ", ")),
+		Findings: findings})
+}
+
+// finish sets the status: the worst of the changes report and each Accepted
+// report.
+func (f *flipsRun) finish() *FlipsReport {
+	rep := f.rep
+	if len(rep.Transitions) == 0 && len(rep.Bundles) == 0 && len(f.changes.Criteria) == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("no RFC Status changed and no bundle under %s changed: nothing to gate", f.toDisk(f.evidenceDir())))
+	}
+	f.changes.finish()
+	rep.Status = f.changes.Status
 	for _, r := range rep.Reports {
 		rep.Status = worse(rep.Status, r.Status)
 	}
 	rep.ExitCode = rep.Status.ExitCode()
-	return rep, nil
+	return rep
 }
 
 // withDefaultPaths fills the policy paths Open would default, so Flips can tell

@@ -175,7 +175,9 @@ func TestFlipsTransitions(t *testing.T) {
 		"0148-grandfathered.md": flipRFC("0148", statusRow("Draft")),
 		"0907-edited.md":        flipRFC("0907", statusRow("Accepted")),
 		"0908-moved-only.md":    flipRFC("0908", statusRow("Active")),
+		"0911-archived.md":      flipRFC("0911", statusRow("Active")),
 	})
+	f.git("mv", "RFCS/0911-archived.md", "RFCS/README-0911-archived.md") // out of the RFC files
 	f.git("mv", "RFCS/0902-renamed.md", "RFCS/0902-new-name.md")
 	f.git("mv", "RFCS/0908-moved-only.md", "RFCS/0908-moved.md")
 	f.remove(t, "RFCS/0903-rewritten.md", "RFCS/0904-deleted.md")
@@ -208,6 +210,7 @@ func TestFlipsTransitions(t *testing.T) {
 		"0148-grandfathered.md": {from: "Draft", to: "Accepted", change: "modified", why: "numbered below 0167"},
 		"0909-added.md":         {gated: true, from: "", to: "Accepted", change: "added", why: "added already Accepted"},
 		"0910-added-draft.md":   {from: "", to: "Draft", change: "added", why: "only a flip to Accepted is gated"},
+		"0911-archived.md":      {from: "Active", to: "", change: "deleted", why: "the change deletes the RFC file"},
 	} {
 		got, ok := tr[file]
 		if !ok {
@@ -229,7 +232,7 @@ func TestFlipsTransitions(t *testing.T) {
 			t.Errorf("%s listed, but its Status did not change", quiet)
 		}
 	}
-	if len(rep.Transitions) != 9 || len(rep.Reports) != 4 || rep.Status != gate.Pass || rep.ExitCode != 0 {
+	if len(rep.Transitions) != 10 || len(rep.Reports) != 4 || rep.Status != gate.Pass || rep.ExitCode != 0 {
 		t.Fatalf("%d transitions, %d reports, %s", len(rep.Transitions), len(rep.Reports), rep.Status)
 	}
 	if !strings.Contains(strings.Join(rep.Notes, "\n"), "1 Accepted RFC(s) edited without a Status change") {

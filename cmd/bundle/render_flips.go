@@ -112,7 +112,14 @@ func renderFlipsText(w io.Writer, r *gate.FlipsReport) {
 		}
 		if r.Changes != nil {
 			for _, c := range r.Changes.Criteria {
-				fmt.Fprintf(w, "%-7s %s: %s — %s\n", c.Status, in(c.ID), in(c.Title), in(c.Reason))
+				where := ""
+				if c.Location != nil {
+					where = " " + in(c.Location.File)
+					if c.Location.Line > 0 {
+						where += fmt.Sprintf(":%d", c.Location.Line)
+					}
+				}
+				fmt.Fprintf(w, "%-7s %s%s — %s\n", c.Status, in(c.ID), where, in(c.Reason))
 				for _, f := range c.Findings {
 					fmt.Fprintf(w, "        %s\n", in(f.Message))
 				}
