@@ -456,3 +456,32 @@ func TestFlipsInputErrors(t *testing.T) {
 		t.Errorf("dirty: %v", err)
 	}
 }
+
+// BindByHistoryBefore binds only a payload that the base's history already
+// carried.
+func TestBindByHistoryBefore(t *testing.T) {
+	f := newFlipsRepo(t, nil)
+	good := filepath.Join(f.dir, "evidence", "v2-host-bundles", "good.json")
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gate.BindByHistoryBefore(context.Background(), good, sha(data), ""); err == nil {
+		t.Fatal("no base: bound")
+	}
+	hb, err := gate.BindByHistoryBefore(context.Background(), good, sha(data), f.base)
+	if err != nil || hb.Commit != f.base {
+		t.Fatalf("%+v %v", hb, err)
+	}
+	recut := testkit.Encode(testkit.BuildBundle(testkit.OriginTier1, testkit.KeyHost, []bundle.Row{testkit.Pass("0901.good")}, nil))
+	head := f.commit(map[string][]byte{"evidence/v2-host-bundles/good.json": recut})
+	_, err = gate.BindByHistoryBefore(context.Background(), good, sha(recut), f.base)
+	var un *gate.HistoryUnavailableError
+	if !errors.As(err, &un) || !strings.Contains(un.Reason, "since commit "+head[:12]+", which is not in base "+f.base[:12]) {
+		t.Fatalf("%v", err)
+	}
+	// Once the base moves past it, the same history binds.
+	if hb, err := gate.BindByHistoryBefore(context.Background(), good, sha(recut), head); err != nil || hb.Commit != head {
+		t.Fatalf("%+v %v", hb, err)
+	}
+}

@@ -27,8 +27,8 @@ func newGateFlipsCmd() *cobra.Command {
 		Short: "CI: gate every RFC Status change between two revisions, and the bundles they change",
 		Long: `flips is the CI gate of a change to a spec repository (a pull request): it reads the
 repository's history with git and finds every RFCS/NNNN-*.md whose Status differs
-between the merge base of --base and --head and --head, reading Status as gate
-accepted does (renames followed). For each RFC numbered 0167 or later that the change
+between --head and its merge base with --base, reading Status as gate accepted
+does (renames followed). For each RFC numbered 0167 or later that the change
 sets to Accepted — flipped, or added already Accepted — it runs the Accepted predicate
 (see 'bundle gate accepted --help'); every other Status change is listed as not
 gated, with why. Each bundle in a subdirectory of evidence/ that the change modifies
