@@ -166,22 +166,39 @@ func BindByHistory(ctx context.Context, file, sha256Hex, base string) (*HistoryB
 		return nil, &HistoryUnavailableError{Reason: err.Error()}
 	}
 	if !onBase {
-		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("commit %s, which added this discovery.url with the signed payload, is not on the reviewed base %s: only reviewed history binds", short(res.Commit), base)}
+		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("commit %s, which added this discovery.url with the signed payload, is not on the reviewed base %s: only reviewed history binds", short(res.Commit), ShortRev(base))}
 	}
 	return res, nil
 }
 
-// isAncestor reports whether commit is an ancestor of (or equal to) base.
-func (g gitRunner) isAncestor(commit, base string) (bool, error) {
-	err := g.command("merge-base", "--is-ancestor", commit, base).Run()
-	if err == nil {
-		return true, nil
+// ShortRev shortens a full commit id to 12 characters for messages; any other
+// revision (a branch, HEAD) is returned as it is.
+func ShortRev(rev string) string {
+	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		return rev[:12]
 	}
+	return rev
+}
+
+// isAncestor reports whether commit a is b or an ancestor of b
+// (git merge-base --is-ancestor).
+func (g gitRunner) isAncestor(a, b string) (bool, error) {
+	cmd := g.command("merge-base", "--is-ancestor", a, b)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
 	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
 		return false, nil
 	}
-	return false, fmt.Errorf("git merge-base: %v", err)
+	msg := strings.TrimSpace(strings.SplitN(stderr.String(), "\n", 2)[0])
+	if msg == "" {
+		msg = err.Error()
+	}
+	return false, fmt.Errorf("git merge-base: %s", msg)
 }
 
 type version struct{ url, payload string }

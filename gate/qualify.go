@@ -343,7 +343,7 @@ func (r *Repo) tierCheck(a *assessment) check {
 	}
 	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256, r.HistoryBase)
 	if err == nil {
-		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s on the reviewed base %s added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), r.HistoryBase, hb.Versions)
+		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s on the reviewed base %s added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), ShortRev(r.HistoryBase), hb.Versions)
 		return c
 	}
 	var unavailable *HistoryUnavailableError

@@ -47,7 +47,9 @@ type Config struct {
 	// HistoryBase is the reviewed branch or commit (a pull request's base) the git
 	// history binder trusts: a committed bundle's discovery.url is bound by
 	// history only when the commit that added it with its signed payload is on
-	// HistoryBase. Empty: history binds nothing.
+	// HistoryBase. Empty: history binds nothing. gate flips sets it to the merge
+	// base of the change it gates, so a bundle the change adds or replaces is
+	// never bound by history its author wrote.
 	HistoryBase string
 }
 

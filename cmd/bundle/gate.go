@@ -102,6 +102,8 @@ func newGateCmd() *cobra.Command {
   bundle gate accepted   the Accepted predicate for one RFC (or explicit ids)
   bundle gate audit      the Accepted predicate over every Accepted RFC of a register
   bundle gate cut        the host half of the v2 cut gates for one bundle
+  bundle gate flips      CI: every RFC Status change between two revisions, each flip
+                         to Accepted gated, each changed bundle checked for regressions
 
 Every criterion ends PASS, FAIL or BLOCKED (could not be evaluated, with why),
 naming the bundle file, its sha256, the row and the key. Exit codes: 0 all pass,
@@ -109,10 +111,10 @@ naming the bundle file, its sha256, the row and the key. Exit codes: 0 all pass,
 Documentation: docs/gate.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErrorf("bundle gate: give a subcommand: accepted, audit or cut (see 'bundle gate --help')")
+			return usageErrorf("bundle gate: give a subcommand: accepted, audit, cut or flips (see 'bundle gate --help')")
 		},
 	}
-	cmd.AddCommand(newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd())
+	cmd.AddCommand(newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd())
 	return cmd
 }
 

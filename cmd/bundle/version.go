@@ -3,15 +3,23 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 
 	"github.com/certcut/certcut/keys"
 	"github.com/spf13/cobra"
 )
 
-// commit names the source commit when the build could not stamp it itself (builds
-// with -buildvcs=false, as CI's): go build -ldflags "-X main.commit=$(git rev-parse HEAD)".
-var commit string
+// version and commit are stamped by release builds (.goreleaser.yaml):
+// -ldflags "-X main.version=v1.2.3 -X main.commit=<full commit id>". commit also
+// names the source commit of a build that could not record it itself (with
+// -buildvcs=false, as CI's): go build -ldflags "-X main.commit=$(git rev-parse HEAD)".
+var version, commit string
+
+// pseudoRevRE finds the commit in a pseudo-version (v0.0.0-20260101120000-1a2b3c4d5e6f,
+// v1.2.4-0.20260101120000-1a2b3c4d5e6f+dirty): go install …@<commit> and builds in a
+// checkout record one.
+var pseudoRevRE = regexp.MustCompile(`[-.]\d{14}-([0-9a-f]{12})(?:\+.*)?$`)
 
 // versionInfo is what `bundle version --json` prints.
 type versionInfo struct {
@@ -24,42 +32,63 @@ type versionInfo struct {
 	PKCS11 bool `json:"pkcs11"`
 }
 
-// buildVersion reads the module version and the commit from the build information:
-// "v0.3.0" when installed with go install …@v0.3.0, "(devel)" for a local build.
+// buildVersion reads the version and the commit: the release stamps first, then
+// the build information — "v0.3.0" when installed with go install …@v0.3.0, a
+// pseudo-version or "(devel)" for a build from a checkout — and the commit from
+// the VCS stamp or the pseudo-version. A build that recorded no commit has none.
 func buildVersion() versionInfo {
-	vi := versionInfo{Module: "github.com/certcut/certcut", Version: "(unknown)", Commit: commit, PKCS11: keys.PKCS11Available}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return vi
+		info = nil
 	}
-	vi.Go = info.GoVersion
-	if info.Main.Path != "" {
-		vi.Module = info.Main.Path
+	return versionFrom(info, version, commit)
+}
+
+// versionFrom is buildVersion over given build information (nil: none) and
+// stamps.
+func versionFrom(info *debug.BuildInfo, stampedVersion, stampedCommit string) versionInfo {
+	if stampedCommit == "none" {
+		stampedCommit = "" // GoReleaser's word for a commit it could not read
 	}
-	vi.Version = info.Main.Version
+	vi := versionInfo{Module: "github.com/certcut/certcut", Version: stampedVersion, Commit: stampedCommit, PKCS11: keys.PKCS11Available}
+	if info != nil {
+		vi.Go = info.GoVersion
+		if info.Main.Path != "" {
+			vi.Module = info.Main.Path
+		}
+		if vi.Version == "" {
+			vi.Version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if vi.Commit == "" {
+					vi.Commit = s.Value
+				}
+			case "vcs.modified":
+				vi.Modified = s.Value == "true"
+			}
+		}
+		if m := pseudoRevRE.FindStringSubmatch(info.Main.Version); m != nil && vi.Commit == "" {
+			vi.Commit = m[1]
+		}
+	}
 	if vi.Version == "" {
 		vi.Version = "(devel)"
-	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			if vi.Commit == "" {
-				vi.Commit = s.Value
-			}
-		case "vcs.modified":
-			vi.Modified = s.Value == "true"
-		}
 	}
 	return vi
 }
 
 // versionString returns the module version and, when known, the commit:
-// "v0.3.0", "(devel) commit 1a2b3c4d5e6f".
+// "v0.3.0 commit 1a2b3c4d5e6f", "(devel) commit 1a2b3c4d5e6f", "(devel)".
 func versionString() string {
-	vi := buildVersion()
+	return versionInfoString(buildVersion())
+}
+
+func versionInfoString(vi versionInfo) string {
 	v := vi.Version
-	if len(vi.Commit) >= 12 {
-		v += " commit " + vi.Commit[:12]
+	if vi.Commit != "" {
+		v += " commit " + prefix(vi.Commit, 12)
 		if vi.Modified {
 			v += "+dirty"
 		}
@@ -72,11 +101,13 @@ func newVersionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print certcut's module version and commit",
-		Long: `version prints the module version ("(devel)" for a build from a checkout, the tag
-for go install …@vX.Y.Z), the source commit when the build recorded one, and the
-Go version it was built with, and whether the build can sign with keys on PKCS#11
-tokens (only a cgo build can). A build with -buildvcs=false records no commit;
-stamp it with -ldflags "-X main.commit=$(git rev-parse HEAD)".
+		Long: `version prints the version — the release's tag for a release binary or go install
+…@vX.Y.Z, a pseudo-version or "(devel)" for a build from a checkout — then the
+source commit whenever the build had one (stamped by the release, recorded by Go's
+VCS stamping, or named by a pseudo-version), the Go version it was built with, and
+whether the build can sign with keys on PKCS#11 tokens (only a cgo build can). A
+build with -buildvcs=false records no commit; stamp it with
+-ldflags "-X main.commit=$(git rev-parse HEAD)".
 
 Exit codes: 0; 4 bad flags.`,
 		Example: `  bundle version

@@ -38,7 +38,11 @@ type RFC struct {
 	File   string `json:"file"`
 	Number string `json:"number"`
 	Title  string `json:"title"`
-	// Status is the header's Status value without backticks ("Accepted").
+	// Status is the header's Status value without backticks ("Accepted"): the
+	// first row | **Status** | `Accepted` | (also read: up to three leading
+	// spaces, Status without bold or with a colon, a value without backticks or
+	// in bold, text after the value). "" when the header has no Status row, or
+	// its cell is empty; StatusLine is 0 when there is no row.
 	Status     string `json:"status"`
 	StatusLine int    `json:"statusLine"`
 	// Updated is the header's Updated cell.
@@ -83,7 +87,8 @@ type Requirement struct {
 }
 
 var (
-	statusRE     = regexp.MustCompile(`^\|\s*\*\*Status\*\*\s*\|\s*` + "`([^`]+)`")
+	statusRE     = regexp.MustCompile(`^ {0,3}\|\s*(?:\*\*|__)?Status:?(?:\*\*|__)?:?\s*\|([^|]*)`)
+	statusWordRE = regexp.MustCompile(`^[*_]*([A-Za-z][A-Za-z-]*)`)
 	updatedRE    = regexp.MustCompile(`^\|\s*\*\*Updated\*\*\s*\|(.*)$`)
 	rfcFieldRE   = regexp.MustCompile(`^\|\s*\*\*RFC\*\*\s*\|\s*(\d{4})`)
 	titleRE      = regexp.MustCompile(`^#\s+RFC\s+(\d{4})\s*[:—-]\s*(.*)$`)
@@ -100,6 +105,22 @@ var (
 	separatorRE  = regexp.MustCompile(`^\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$`)
 	openGapRE    = regexp.MustCompile("\\|\\s*`open`")
 )
+
+// statusValue reads the Status cell: the first code span (`Accepted`), else the
+// first word, emphasis stripped (Accepted, **Accepted**), else "".
+func statusValue(cell string) string {
+	cell = strings.TrimSpace(cell)
+	if strings.HasPrefix(cell, "`") {
+		if end := strings.IndexByte(cell[1:], '`'); end > 0 {
+			return strings.TrimSpace(cell[1 : 1+end])
+		}
+		return ""
+	}
+	if m := statusWordRE.FindStringSubmatch(cell); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 // TierLabel returns the evidence-tier label the Updated field names ("tier-1",
 // "corpus gate"), or "".
@@ -132,7 +153,7 @@ func Parse(file, text string) *RFC {
 				r.Number = m[1]
 			}
 		case r.StatusLine == 0 && statusRE.MatchString(l):
-			r.Status, r.StatusLine = statusRE.FindStringSubmatch(l)[1], n
+			r.Status, r.StatusLine = statusValue(statusRE.FindStringSubmatch(l)[1]), n
 		case r.UpdatedLine == 0 && updatedRE.MatchString(l):
 			r.Updated, r.UpdatedLine = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(updatedRE.FindStringSubmatch(l)[1]), "|")), n
 		case r.Number == "" && rfcFieldRE.MatchString(l):

@@ -151,3 +151,33 @@ func TestCorpusRFCs(t *testing.T) {
 		}
 	}
 }
+
+// The Status row is read however the header table spells it; the first row
+// wins, and a row the reader cannot see leaves Status empty.
+func TestStatusSpellings(t *testing.T) {
+	for row, want := range map[string]string{
+		"| **Status** | `Accepted` |":                                 "Accepted",
+		"| **Status**        | `Active`                        |":     "Active",
+		"|**Status**|`Draft`|":                                        "Draft",
+		"   | **Status** | `Accepted` |":                              "Accepted",
+		"| Status | Accepted |":                                       "Accepted",
+		"| **Status:** | **Accepted** (provisional) |":                "Accepted",
+		"| __Status__ | `Superseded` by RFC 0240 |":                   "Superseded",
+		"| **Status** | `Accepted` — provisional |":                   "Accepted",
+		"| **Status** |  |":                                           "",
+		"| **Status** | `` |":                                         "",
+		"**Status:** Accepted":                                        "",
+		"    | **Status** | `Accepted` |":                             "", // four spaces: a code block
+		"| **Statuses** | `Accepted` |":                               "",
+		"| **Status** | `Draft` |\n| **Status** | `Accepted` |":       "Draft",
+		"| **Status** | `Accepted` |\r\n| **Updated** | tier-1 |\r\n": "Accepted",
+	} {
+		r := rfc.Parse("RFCS/0901-x.md", "# RFC 0901: x\n\n| Field | Value |\n| --- | --- |\n"+row+"\n")
+		if r.Status != want {
+			t.Errorf("%q: Status %q, want %q", row, r.Status, want)
+		}
+		if want != "" && r.StatusLine != 5 {
+			t.Errorf("%q: line %d", row, r.StatusLine)
+		}
+	}
+}

@@ -1,0 +1,720 @@
+package gate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/internal/limitedfile"
+	"github.com/certcut/certcut/verify"
+)
+
+// FlipsRequest names the change gate flips judges: what Head changes against
+// Base, compared from their merge base (as `git diff Base...Head` does), so a
+// branch is judged on its own changes whatever landed on Base since.
+type FlipsRequest struct {
+	// Base is the revision the change starts from: a pull request's base commit,
+	// a branch or a tag. Required.
+	Base string
+	// Head is the revision under review; "" means HEAD. The work tree must have
+	// it checked out, with nothing uncommitted under RFCS/ and evidence/ (nor in
+	// the policy files): the Accepted gate reads those files from disk.
+	Head string
+}
+
+// Revision is a revision as it was given and the commit it names.
+type Revision struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+}
+
+// FlipsReport is gate flips' verdict on one change.
+type FlipsReport struct {
+	// Gate is "flips".
+	Gate string   `json:"gate"`
+	Base Revision `json:"base"`
+	Head Revision `json:"head"`
+	// MergeBase is the commit the change is compared from (Base's commit when
+	// Head descends from it). History up to it is the reviewed history the git
+	// binder may use (Config.HistoryBase).
+	MergeBase string `json:"mergeBase"`
+	// Status is the worst status of Reports and Changes; PASS when nothing was
+	// gated.
+	Status   Status `json:"status"`
+	ExitCode int    `json:"exitCode"`
+	// Transitions lists every RFC whose Status differs between the merge base and
+	// Head, gated or not, in RFC number order.
+	Transitions []Transition `json:"transitions"`
+	// Reports holds one Accepted report per RFC the change flips to Accepted, in
+	// the order of Transitions.
+	Reports []*Report `json:"reports"`
+	// Changes is the report on the rest of the change (gate "flips"): bundles
+	// under evidence/ it adds or modifies, RFCs whose Status cannot be read, policy
+	// files it edits while flipping an RFC.
+	Changes *Report `json:"changes"`
+	// Bundles lists every bundle file under evidence/ the change touches.
+	Bundles []BundleChange `json:"bundles"`
+	// Notes are facts for the reviewer that do not change the status.
+	Notes []string `json:"notes"`
+}
+
+// Transition is one RFC whose Status the change alters.
+type Transition struct {
+	Number string `json:"number"`
+	// File is the RFC's path at Head (at the merge base when the change deletes
+	// it), as the gate reads it from disk.
+	File string `json:"file"`
+	// BaseFile is its path at the merge base, when the change renames it.
+	BaseFile string `json:"baseFile,omitempty"`
+	// Change is "added", "deleted", "renamed" or "modified".
+	Change string `json:"change"`
+	// From and To are the Status values at the merge base and at Head ("" when
+	// the file is absent there, or its Status row cannot be read).
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Line is the Status row's line at Head (at the merge base for a deletion; 1
+	// when there is no Status row).
+	Line int `json:"line"`
+	// Gated says the Accepted gate ran; Status is then its verdict. Why says what
+	// was gated, or why not.
+	Gated  bool   `json:"gated"`
+	Status Status `json:"status,omitempty"`
+	Why    string `json:"why"`
+}
+
+// BundleChange is one bundle file under evidence/ the change touches.
+type BundleChange struct {
+	File     string `json:"file"`
+	BaseFile string `json:"baseFile,omitempty"`
+	// Change is "added", "deleted", "renamed" (content unchanged) or "modified"
+	// (with or without a rename).
+	Change string `json:"change"`
+	// Status is the outcome of its criterion ("" for deleted and renamed).
+	Status Status `json:"status,omitempty"`
+	// Diff is the comparison with the base version, for a modified bundle that
+	// reads on both sides.
+	Diff *DiffReport `json:"diff,omitempty"`
+}
+
+// Criteria of the flips changes report.
+const (
+	CritStatusUnreadable = "flips.status-unreadable"
+	CritRegressions      = "flips.regressions"
+	CritNewBundle        = "flips.new-bundle"
+	CritPolicy           = "flips.policy"
+)
+
+// flipsMaxFindings bounds the regressions listed one by one per bundle.
+const flipsMaxFindings = 20
+
+// Flips gates one change: for every RFCS/NNNN-*.md (numbered 0167 or later)
+// whose Status the change sets to Accepted — flipped, added already Accepted,
+// or renamed and flipped — it runs the Accepted predicate (Repo.Accepted, over
+// cfg's repository as checked out, the git binder limited to the merge base);
+// every other Status change is listed with why it is not gated. Each bundle
+// under evidence/'s subdirectories that the change modifies is compared with
+// its base version (Diff; any regression FAILs, as diff --regressions-only),
+// and each one it adds must verify (bundle.verified). A changed RFC whose Status
+// row cannot be read is BLOCKED, and so is a flip gated while the change edits a
+// policy file the gate trusts (the keyring, the host-tier table, the
+// harness-trust-anchor list).
+//
+// Status is read with package rfc, as gate accepted and gate audit read it.
+// cfg.Root is the spec repository, inside a git work tree; the history is read
+// with git plumbing only (see flips_git.go). Errors are *InputError: git is
+// missing, cfg.Root is not in a work tree, a revision is unknown (in a shallow
+// clone: fetch the whole history), Head is not checked out, the work tree has
+// uncommitted changes under the gated paths, or a policy file is malformed.
+func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, error) {
+	f, err := startFlips(ctx, cfg, req)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := f.g.diffTree(f.rep.MergeBase, f.rep.Head.Commit, f.watched())
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	rfcs, bundles, policy := f.classify(changes)
+	if err := f.readBlobs(append(rfcs, bundles...)); err != nil {
+		return nil, &InputError{Err: err}
+	}
+	if err := f.gateRFCs(rfcs); err != nil {
+		return nil, err
+	}
+	f.checkBundles(f.followBundleRenames(bundles))
+	f.checkPolicy(policy)
+	return f.finish(), nil
+}
+
+// flipsRun is one Flips call's state.
+type flipsRun struct {
+	ctx     context.Context
+	cfg     Config
+	g       gitRunner // at the top of the work tree
+	prefix  string    // cfg.Root from the top of the work tree ("" or "spec/")
+	shallow bool
+	// policy maps the git path of each policy file inside the work tree to what
+	// it is ("the keyring").
+	policy  map[string]string
+	blobs   map[string][]byte
+	repo    *Repo
+	rep     *FlipsReport
+	changes *Report
+}
+
+// startFlips checks the request and the repository: git, the work tree, the
+// revisions and their merge base, a clean work tree under the gated paths.
+func startFlips(ctx context.Context, cfg Config, req FlipsRequest) (*flipsRun, error) {
+	fail := func(format string, args ...any) (*flipsRun, error) {
+		return nil, &InputError{Err: fmt.Errorf(format, args...)}
+	}
+	if strings.TrimSpace(req.Base) == "" {
+		return fail("no base revision: give the commit, branch or tag the change starts from")
+	}
+	if req.Head == "" {
+		req.Head = "HEAD"
+	}
+	for _, rev := range []string{req.Base, req.Head} {
+		if strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n\r") {
+			return fail("%q is not a revision", rev)
+		}
+	}
+	if cfg.Root == "" {
+		cfg.Root = "."
+	}
+	cfg = withDefaultPaths(cfg)
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return fail("git is not installed: gate flips reads the repository's history with git")
+	}
+	g := gitRunner{ctx: ctx, path: gitPath, dir: cfg.Root}
+	where, err := g.run("rev-parse", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		why := cfg.Root + " is not in a git work tree: run gate flips in a clone of the spec repository (in GitHub Actions, actions/checkout with fetch-depth: 0)"
+		if !strings.Contains(err.Error(), "not a git repository") {
+			why += " (" + err.Error() + ")"
+		}
+		return fail("%s", why)
+	}
+	lines := strings.SplitN(strings.TrimRight(string(where), "\n"), "\n", 2)
+	if len(lines) != 2 {
+		lines = append(lines, "")
+	}
+	top := lines[0]
+	g.dir = top
+	f := &flipsRun{ctx: ctx, cfg: cfg, g: g, prefix: lines[1], policy: map[string]string{},
+		rep: &FlipsReport{Gate: "flips", Base: Revision{Ref: req.Base}, Head: Revision{Ref: req.Head},
+			Transitions: []Transition{}, Reports: []*Report{}, Bundles: []BundleChange{}, Notes: []string{}}}
+	if out, err := g.run("rev-parse", "--is-shallow-repository"); err == nil {
+		f.shallow = strings.TrimSpace(string(out)) == "true"
+	}
+	const unshallow = "fetch the whole history (in GitHub Actions, actions/checkout with fetch-depth: 0; locally, git fetch --unshallow)"
+	resolve := func(role, rev string) (string, error) {
+		if c, ok := g.commitOf(rev); ok {
+			return c, nil
+		}
+		if f.shallow {
+			return "", &InputError{Err: fmt.Errorf("%s revision %s is not in this clone, which is shallow: %s", role, rev, unshallow)}
+		}
+		return "", &InputError{Err: fmt.Errorf("%s revision %s names no commit in this clone: fetch it (git fetch origin %s), or give a commit, branch or tag the clone has", role, rev, rev)}
+	}
+	rep := f.rep
+	if rep.Base.Commit, err = resolve("base", req.Base); err != nil {
+		return nil, err
+	}
+	if rep.Head.Commit, err = resolve("head", req.Head); err != nil {
+		return nil, err
+	}
+	checkedOut, ok := g.commitOf("HEAD")
+	if !ok {
+		return fail("the work tree at %s has no commit checked out", top)
+	}
+	if checkedOut != rep.Head.Commit {
+		return fail("head revision %s is commit %s, but the work tree has %s checked out: the Accepted gate reads the checked-out files, so check out %s first (git checkout %s)", req.Head, short(rep.Head.Commit), short(checkedOut), req.Head, req.Head)
+	}
+	mb, err := g.run("merge-base", rep.Base.Commit, rep.Head.Commit)
+	if err != nil {
+		if f.shallow {
+			return fail("base %s and head %s: their merge base is not in this clone, which is shallow: %s", req.Base, req.Head, unshallow)
+		}
+		return fail("base %s and head %s share no history (%v)", req.Base, req.Head, err)
+	}
+	rep.MergeBase = strings.TrimSpace(string(mb))
+	if rep.MergeBase != rep.Base.Commit {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("compared from %s, the merge base of %s and %s: the changes %s made since are not this change's", short(rep.MergeBase), req.Base, req.Head, req.Base))
+	}
+	if f.shallow {
+		rep.Notes = append(rep.Notes, "the clone is shallow, so the git binder is not used for bundle.tier (fetch the whole history: actions/checkout with fetch-depth: 0)")
+	}
+	for what, p := range map[string]string{"the keyring": cfg.KeyringPath, "the host-tier table": cfg.TiersFile, "the harness-trust-anchor list": cfg.AnchorsFile} {
+		if gp, ok := gitPathOf(top, p); ok {
+			f.policy[gp] = what
+		}
+	}
+	if dirty, err := g.dirty(f.watched()); err != nil {
+		return nil, &InputError{Err: err}
+	} else if len(dirty) > 0 {
+		return fail("uncommitted changes the gate would read: %s. gate flips compares commits but reads the work tree: commit or stash them", firstN(dirty, 3))
+	}
+	var hostKeys int
+	if cfg.Loader != nil {
+		hostKeys = len(cfg.Loader.Options.HostKeys)
+	}
+	f.changes = &Report{Gate: "flips", Subject: "the change's evidence and policy",
+		Settings: Settings{Keyring: cfg.KeyringPath, HostKeys: hostKeys, MinTier: cfg.MinTier, Live: cfg.Live, TrustUnsignedOrigin: cfg.TrustUnsignedOrigin, HistoryBase: rep.MergeBase}}
+	rep.Changes = f.changes
+	return f, nil
+}
+
+// The git paths the change is read under: RFCS/, evidence/ and the policy files.
+func (f *flipsRun) rfcsDir() string     { return f.prefix + "RFCS/" }
+func (f *flipsRun) evidenceDir() string { return f.prefix + "evidence/" }
+
+func (f *flipsRun) watched() []string {
+	out := []string{f.rfcsDir(), f.evidenceDir()}
+	for gp := range f.policy {
+		out = append(out, gp)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// toDisk is a git path as the gate reads it from disk (under cfg.Root, as the
+// caller wrote it), so reports and annotations name files as the user does.
+func (f *flipsRun) toDisk(gitPath string) string {
+	return filepath.Join(f.cfg.Root, filepath.FromSlash(strings.TrimPrefix(gitPath, f.prefix)))
+}
+
+// classify sorts the changes into RFCs, bundles and policy files (anything
+// else under evidence/ is neither). An RFC renamed to another number is a
+// deletion and an addition; one deleted and added under another name with the
+// same number is a rename.
+func (f *flipsRun) classify(changes []treeChange) (rfcs, bundles, policy []treeChange) {
+	for _, c := range changes {
+		switch {
+		case isRFCPath(c.SrcPath, f.rfcsDir()) || isRFCPath(c.DstPath, f.rfcsDir()):
+			// A file moved into or out of RFCS/ is added or deleted as an RFC.
+			if c.SrcPath != "" && !isRFCPath(c.SrcPath, f.rfcsDir()) {
+				c = treeChange{Status: 'A', SrcMode: "000000", DstMode: c.DstMode, DstBlob: c.DstBlob, DstPath: c.DstPath}
+			} else if c.DstPath != "" && !isRFCPath(c.DstPath, f.rfcsDir()) {
+				c = treeChange{Status: 'D', DstMode: "000000", SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath}
+			}
+			rfcs = append(rfcs, c)
+		case f.policy[c.path()] != "" || f.policy[c.SrcPath] != "":
+			policy = append(policy, c)
+		case isBundlePath(c.path(), f.evidenceDir()):
+			bundles = append(bundles, c)
+		}
+	}
+	rfcs = pairRenamedRFCs(splitRenames(rfcs, func(c treeChange) bool { return rfcNumber(c.SrcPath) == rfcNumber(c.DstPath) }))
+	sort.SliceStable(rfcs, func(i, j int) bool { return rfcs[i].path() < rfcs[j].path() })
+	sort.SliceStable(bundles, func(i, j int) bool { return bundles[i].path() < bundles[j].path() })
+	return rfcs, bundles, policy
+}
+
+// readBlobs reads both sides of every change with one git cat-file --batch.
+func (f *flipsRun) readBlobs(changes []treeChange) error {
+	f.blobs = map[string][]byte{}
+	var specs []string
+	for _, c := range changes {
+		for _, b := range []string{c.SrcBlob, c.DstBlob} {
+			if b != "" && strings.Trim(b, "0") != "" {
+				specs = append(specs, b)
+			}
+		}
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	blobs, err := f.g.blobs(specs)
+	if err != nil {
+		return err
+	}
+	for i, s := range specs {
+		f.blobs[s] = blobs[i]
+	}
+	return nil
+}
+
+// blob is a version's content; false for a symbolic link, a submodule, a file
+// absent on that side or larger than a bundle may be.
+func (f *flipsRun) blob(id, mode string) ([]byte, bool) {
+	if !regular(mode) {
+		return nil, false
+	}
+	d, ok := f.blobs[id]
+	return d, ok && d != nil
+}
+
+// openRepo opens cfg's repository for the Accepted gate once, the git binder
+// limited to the merge base.
+func (f *flipsRun) openRepo() (*Repo, error) {
+	if f.repo != nil {
+		return f.repo, nil
+	}
+	c := f.cfg
+	c.HistoryBase = f.rep.MergeBase
+	if f.shallow {
+		c.HistoryBase = "" // the binder refuses a shallow clone anyway, saying so
+	}
+	r, err := Open(c)
+	if err != nil {
+		return nil, err
+	}
+	f.repo = r
+	return r, nil
+}
+
+// gateRFCs lists each Status change and gates each change to Accepted.
+func (f *flipsRun) gateRFCs(changes []treeChange) error {
+	rep := f.rep
+	editedAccepted := 0
+	for _, c := range changes {
+		t := Transition{File: f.toDisk(c.path()), Number: rfcNumber(c.path()), Change: changeWord(c)}
+		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
+			t.BaseFile = f.toDisk(c.SrcPath)
+		}
+		var before, after *rfc.RFC
+		if text, ok := f.blob(c.SrcBlob, c.SrcMode); ok && c.SrcPath != "" {
+			before = rfc.Parse(f.toDisk(c.SrcPath), string(text))
+			t.From, t.Line = before.Status, before.StatusLine
+		}
+		headReadable := true
+		if c.DstPath != "" {
+			text, ok := f.blob(c.DstBlob, c.DstMode)
+			switch {
+			case !ok:
+				headReadable = false
+			case len(text) > limitedfile.MaxPolicy:
+				return &InputError{Err: fmt.Errorf("%s is larger than %d bytes, the cap for an RFC", t.File, limitedfile.MaxPolicy)}
+			default:
+				after = rfc.Parse(t.File, string(text))
+				t.To, t.Line = after.Status, after.StatusLine
+			}
+		}
+		if t.Line == 0 {
+			t.Line = 1
+		}
+		num, _ := strconv.Atoi(t.Number)
+		unreadable := c.DstPath != "" && (!headReadable || after.Status == "")
+		if t.From == t.To && (!unreadable || num < AuditFirstRFC) {
+			if t.To == "Accepted" && num >= AuditFirstRFC {
+				editedAccepted++
+			}
+			continue // no Status change: a rename or an edit
+		}
+		switch {
+		case num < AuditFirstRFC:
+			t.Why = fmt.Sprintf("numbered below %04d: the Accepted predicate does not apply (RFC 0174 §B.1; gate audit skips it too)", AuditFirstRFC)
+		case unreadable:
+			t.Why = "its Status row cannot be read"
+			reason := fmt.Sprintf("%s has no Status row the RFC reader can read, so whether the change flips it to Accepted cannot be decided: write the header row as | **Status** | `Accepted` |", t.File)
+			if !headReadable {
+				reason = fmt.Sprintf("%s is not a regular file at head (a symbolic link, a submodule, or larger than %d bytes), so its Status cannot be read", t.File, limitedfile.MaxBundle)
+			}
+			f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritStatusUnreadable, Title: "every RFC the change touches has a readable Status", Status: Blocked,
+				Reason: reason, Location: &Location{File: t.File, Line: t.Line}})
+		case c.DstPath == "":
+			t.Why = "the change deletes the RFC file; only a flip to Accepted is gated"
+		case t.To == "Accepted":
+			r, err := f.openRepo()
+			if err != nil {
+				return err
+			}
+			acc := r.Accepted(f.ctx, AcceptedRequest{RFC: after})
+			t.Gated, t.Status = true, acc.Status
+			t.Why = "flipped to Accepted: the Accepted predicate ran"
+			if t.From == "" {
+				t.Why = "added already Accepted: the Accepted predicate ran"
+			}
+			rep.Reports = append(rep.Reports, acc)
+		case t.From == "Accepted":
+			t.Why = "leaves Accepted; only a flip to Accepted is gated (gate audit no longer checks it)"
+		default:
+			t.Why = "only a flip to Accepted is gated"
+		}
+		rep.Transitions = append(rep.Transitions, t)
+	}
+	sort.SliceStable(rep.Transitions, func(i, j int) bool { return rep.Transitions[i].Number < rep.Transitions[j].Number })
+	sort.SliceStable(rep.Reports, func(i, j int) bool { return rep.Reports[i].RFC.Number < rep.Reports[j].RFC.Number })
+	if editedAccepted > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d Accepted RFC(s) edited without a Status change: not gated here (bundle gate audit checks the register)", editedAccepted))
+	}
+	return nil
+}
+
+// followBundleRenames keeps a bundle "renamed" with edits as one re-cut, to be
+// compared with its old version, only when both versions name the same host:
+// git pairs files by similarity, and two hosts' bundles of one suite are alike.
+func (f *flipsRun) followBundleRenames(changes []treeChange) []treeChange {
+	return splitRenames(changes, func(c treeChange) bool {
+		if c.SrcBlob == c.DstBlob {
+			return true
+		}
+		before, okB := f.blob(c.SrcBlob, c.SrcMode)
+		after, okA := f.blob(c.DstBlob, c.DstMode)
+		if !okB || !okA {
+			return false
+		}
+		b1, _, err1 := bundle.Parse(before)
+		b2, _, err2 := bundle.Parse(after)
+		return err1 == nil && err2 == nil && b1.Host.Name == b2.Host.Name && b1.Host.Vendor == b2.Host.Vendor
+	})
+}
+
+// checkBundles diffs each modified bundle with its base version and verifies
+// each added one.
+func (f *flipsRun) checkBundles(changes []treeChange) {
+	var opts verify.Options
+	if f.cfg.Loader != nil {
+		opts = f.cfg.Loader.Options
+	}
+	for _, c := range changes {
+		bc := BundleChange{File: f.toDisk(c.path()), Change: changeWord(c)}
+		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
+			bc.BaseFile = f.toDisk(c.SrcPath)
+		}
+		switch {
+		case c.DstPath == "":
+			f.rep.Notes = append(f.rep.Notes, fmt.Sprintf("the change deletes %s: not gated here (bundle gate audit checks that every Accepted RFC keeps a witness)", bc.File))
+		case c.SrcPath != "" && c.SrcBlob == c.DstBlob && c.SrcMode == c.DstMode:
+			bc.Change = "renamed"
+		default:
+			var before, after *Entry
+			if d, ok := f.blob(c.SrcBlob, c.SrcMode); ok && c.SrcPath != "" {
+				before = judgeBytes(short(f.rep.MergeBase)+":"+strings.TrimPrefix(c.SrcPath, f.prefix), d, opts)
+			}
+			if d, ok := f.blob(c.DstBlob, c.DstMode); ok {
+				after = judgeBytes(bc.File, d, opts)
+			}
+			crit := bundleChangeCriterion(bc.File, before, after)
+			if crit.ID == CritRegressions && before != nil && before.Bundle != nil && after != nil && after.Bundle != nil {
+				bc.Diff = Diff(before, after)
+			}
+			bc.Status = crit.Status
+			f.changes.Criteria = append(f.changes.Criteria, crit)
+		}
+		f.rep.Bundles = append(f.rep.Bundles, bc)
+	}
+}
+
+// checkPolicy BLOCKs a flip gated beside an edit of a policy file, and notes
+// such an edit otherwise.
+func (f *flipsRun) checkPolicy(changes []treeChange) {
+	if len(changes) == 0 {
+		return
+	}
+	var names []string
+	var findings []Finding
+	for _, c := range changes {
+		what := f.policy[c.path()]
+		if what == "" {
+			what = f.policy[c.SrcPath]
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", f.toDisk(c.path()), what))
+		findings = append(findings, Finding{Message: "edited by the change under review: " + f.toDisk(c.path()), Location: &Location{File: f.toDisk(c.path())}})
+	}
+	if len(f.rep.Reports) == 0 {
+		f.rep.Notes = append(f.rep.Notes, "the change edits "+strings.Join(names, ", ")+"; it flips no RFC, so nothing here rests on that edit (review it like code)")
+		return
+	}
+	f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritPolicy, Title: "the change edits no policy file the gate trusts while flipping an RFC", Status: Blocked,
+		Reason:   fmt.Sprintf("the change edits %s and flips an RFC to Accepted: the verdict would rest on policy the change itself wrote. Pin keys and place hosts in a pull request of their own, reviewed, then flip", strings.Join(names, ", ")),
+		Findings: findings})
+}
+
+// finish sets the status: the worst of the changes report and each Accepted
+// report.
+func (f *flipsRun) finish() *FlipsReport {
+	rep := f.rep
+	if len(rep.Transitions) == 0 && len(rep.Bundles) == 0 && len(f.changes.Criteria) == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("no RFC Status changed and no bundle under %s changed: nothing to gate", f.toDisk(f.evidenceDir())))
+	}
+	f.changes.finish()
+	rep.Status = f.changes.Status
+	for _, r := range rep.Reports {
+		rep.Status = worse(rep.Status, r.Status)
+	}
+	rep.ExitCode = rep.Status.ExitCode()
+	return rep
+}
+
+// withDefaultPaths fills the policy paths Open would default, so Flips can tell
+// which changed files are policy.
+func withDefaultPaths(cfg Config) Config {
+	if cfg.TiersFile == "" {
+		cfg.TiersFile = filepath.Join(cfg.Root, "evidence", "host-tiers.json")
+	}
+	if cfg.AnchorsFile == "" {
+		cfg.AnchorsFile = filepath.Join(cfg.Root, "spec", "v2", "harness-trust-anchors.json")
+	}
+	return cfg
+}
+
+// gitPathOf returns p as a path from the top of the work tree, when it lies
+// inside it.
+func gitPathOf(top, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
+	}
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// isRFCPath: RFCS/NNNN-*.md directly in the RFCS directory.
+func isRFCPath(p, rfcsDir string) bool {
+	if p == "" || !strings.HasPrefix(p, rfcsDir) {
+		return false
+	}
+	name := strings.TrimPrefix(p, rfcsDir)
+	return !strings.Contains(name, "/") && rfcFileRE.MatchString(name)
+}
+
+// isBundlePath: a *.json file in a subdirectory of evidence/ (the top-level
+// files there, host-tiers.json and corpus-ledger.json, are policy and ledger).
+func isBundlePath(p, evidenceDir string) bool {
+	rest, ok := strings.CutPrefix(p, evidenceDir)
+	return ok && strings.Contains(rest, "/") && strings.HasSuffix(rest, ".json")
+}
+
+func rfcNumber(p string) string {
+	if m := rfcFileRE.FindStringSubmatch(path.Base(p)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// splitRenames turns each rename keep refuses into a deletion and an addition.
+func splitRenames(cs []treeChange, keep func(treeChange) bool) []treeChange {
+	var out []treeChange
+	for _, c := range cs {
+		if c.Status != 'R' || keep(c) {
+			out = append(out, c)
+			continue
+		}
+		out = append(out,
+			treeChange{Status: 'D', SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath, DstMode: "000000"},
+			treeChange{Status: 'A', DstMode: c.DstMode, DstBlob: c.DstBlob, DstPath: c.DstPath, SrcMode: "000000"})
+	}
+	return out
+}
+
+// pairRenamedRFCs joins an RFC deleted under one name and added under another
+// with the same number into one rename, for renames git's similarity missed.
+func pairRenamedRFCs(cs []treeChange) []treeChange {
+	added := map[string][]int{}
+	for i, c := range cs {
+		if c.Status == 'A' {
+			n := rfcNumber(c.DstPath)
+			added[n] = append(added[n], i)
+		}
+	}
+	drop := map[int]bool{}
+	var out []treeChange
+	for i, c := range cs {
+		if c.Status != 'D' {
+			continue
+		}
+		n := rfcNumber(c.SrcPath)
+		if len(added[n]) != 1 || drop[added[n][0]] {
+			continue
+		}
+		j := added[n][0]
+		a := cs[j]
+		drop[i], drop[j] = true, true
+		out = append(out, treeChange{Status: 'R', SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath, DstMode: a.DstMode, DstBlob: a.DstBlob, DstPath: a.DstPath})
+	}
+	for i, c := range cs {
+		if !drop[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func changeWord(c treeChange) string {
+	switch {
+	case c.SrcPath == "":
+		return "added"
+	case c.DstPath == "":
+		return "deleted"
+	case c.SrcPath != c.DstPath:
+		return "renamed"
+	}
+	return "modified"
+}
+
+// judgeBytes reads and judges one version of a bundle file with opts, as the
+// Loader judges a file on disk.
+func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
+	sum := sha256.Sum256(data)
+	e := &Entry{File: name, Sha256: hex.EncodeToString(sum[:])}
+	b, problems, err := bundle.Parse(data)
+	if err != nil {
+		e.Err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
+		return e
+	}
+	e.Bundle, e.Verdict = b, verify.Bundle(b, problems, opts)
+	return e
+}
+
+// bundleChangeCriterion judges one bundle the change adds (before nil, or not a
+// bundle at base) or modifies.
+func bundleChangeCriterion(file string, before, after *Entry) Criterion {
+	loc := &Location{File: file}
+	if after == nil || after.Bundle == nil {
+		c := Criterion{ID: CritNewBundle, Title: "a bundle the change adds verifies with zero rejections under a trusted key", Status: Fail, Location: loc}
+		if before != nil && before.Bundle != nil {
+			c.ID, c.Title = CritRegressions, "no regression against the base version (bundle diff --regressions-only)"
+		}
+		switch {
+		case after == nil:
+			c.Reason = fmt.Sprintf("%s is not a regular file at head, or is larger than %d bytes: not a bundle", file, limitedfile.MaxBundle)
+		default:
+			c.Reason = fmt.Sprintf("%s is %s", file, errString(after.Err))
+		}
+		return c
+	}
+	ref := after.Ref()
+	if before == nil || before.Bundle == nil {
+		ch := verifiedCheck(after)
+		return Criterion{ID: CritNewBundle, Title: "a bundle the change adds verifies with zero rejections under a trusted key", Status: ch.status, Reason: ch.reason, Bundle: &ref, Location: loc}
+	}
+	d := Diff(before, after)
+	c := Criterion{ID: CritRegressions, Title: "no regression against the base version (bundle diff --regressions-only)", Bundle: &ref, Location: loc}
+	if len(d.Regressions) == 0 {
+		c.Status, c.Reason = Pass, fmt.Sprintf("no regression against %s (sha256 %s, %s → %s)", before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict)
+		return c
+	}
+	c.Status, c.Reason = Fail, fmt.Sprintf("%d regression(s) against %s (sha256 %s, %s → %s): %s", len(d.Regressions), before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict, firstN(d.Regressions, 2))
+	for i, r := range d.Regressions {
+		if i == flipsMaxFindings {
+			c.Findings = append(c.Findings, Finding{Message: fmt.Sprintf("… and %d more regression(s): bundle diff --regressions-only lists them all", len(d.Regressions)-i), Location: loc})
+			break
+		}
+		c.Findings = append(c.Findings, Finding{Message: "regression: " + r, Location: loc})
+	}
+	return c
+}
