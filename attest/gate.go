@@ -154,7 +154,7 @@ func gateNotes(rep *gate.Report) map[string]any {
 				"pass": float64(counts[gate.Pass]), "fail": float64(counts[gate.Fail]), "blocked": float64(counts[gate.Blocked]),
 			},
 			"settings": map[string]any{
-				"minTier": float64(st.MinTier), "live": st.Live, "trustUnsignedOrigin": st.TrustUnsignedOrigin, "keyring": st.Keyring,
+				"minTier": float64(st.MinTier), "live": st.Live, "trustUnsignedOrigin": st.TrustUnsignedOrigin, "historyBase": st.HistoryBase, "keyring": st.Keyring,
 			},
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -311,6 +312,35 @@ func (a *attestFlags) writeGate(cmd *cobra.Command, rep *gate.Report, root, gate
 		return nil
 	}
 	defer a.signer.Close() // a token key holds a session open
+	return a.writeOne(cmd, rep, root, gateFile, a.out)
+}
+
+// writeEach writes one VSA per decision of gate flips, one per RFC it gated: to
+// --attest FILE when there is one, else to FILE with each RFC's number before its
+// extension (flips.vsa.json → flips.0211.vsa.json).
+func (a *attestFlags) writeEach(cmd *cobra.Command, reps []*gate.Report, root string) error {
+	if a.out == "" {
+		return nil
+	}
+	defer a.signer.Close()
+	for _, rep := range reps {
+		out := a.out
+		if len(reps) > 1 && rep.RFC != nil {
+			dir, base := filepath.Split(a.out)
+			stem, ext, _ := strings.Cut(base, ".")
+			if ext != "" {
+				ext = "." + ext
+			}
+			out = filepath.Join(dir, stem+"."+rep.RFC.Number+ext)
+		}
+		if err := a.writeOne(cmd, rep, root, "", out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *attestFlags) writeOne(cmd *cobra.Command, rep *gate.Report, root, gateFile, out string) error {
 	name := commandName(cmd)
 	at, err := attestTime(name+" --attest", "")
 	if err != nil {
@@ -323,15 +353,15 @@ func (a *attestFlags) writeGate(cmd *cobra.Command, rep *gate.Report, root, gate
 	var blocked *attest.BlockedError
 	switch {
 	case errors.As(err, &blocked):
-		fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: no attestation written to %s: %s\n", name, render.Inline(a.out), render.Inline(err.Error()))
+		fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: no attestation written to %s: %s\n", name, render.Inline(out), render.Inline(err.Error()))
 		return nil
 	case err != nil:
 		return inputError(fmt.Errorf("%s --attest: %w", name, err))
 	}
-	if err := writeEnvelope(name, a.out, att, a.signer, a.keyID, a.force); err != nil {
+	if err := writeEnvelope(name, out, att, a.signer, a.keyID, a.force); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: wrote %s: a SLSA verification summary of %s, %s, signed by %s (%s)\n",
-		name, render.Inline(a.out), render.Inline(rep.Subject), att.Result, a.keyID, a.signer.Key(a.keyID).Fingerprint())
+		name, render.Inline(out), render.Inline(rep.Subject), att.Result, a.keyID, a.signer.Key(a.keyID).Fingerprint())
 	return nil
 }

@@ -18,6 +18,7 @@ type gateFlipsOptions struct {
 	base, head string
 	format     string
 	sarifFile  string
+	att        attestFlags
 }
 
 func newGateFlipsCmd() *cobra.Command {
@@ -71,11 +72,15 @@ Documentation: docs/ci.md.`,
 	fl.StringVar(&o.base, "base", "", "the `revision` the change starts from: a pull request's base commit, a branch or a tag")
 	fl.StringVar(&o.head, "head", "HEAD", "the `revision` under review; the work tree must have it checked out")
 	fl.StringVar(&o.format, "format", "text", "output: text, json, github (workflow annotations), sarif (2.1.0) or junit")
+	o.att.register(cmd)
 	fl.StringVar(&o.sarifFile, "sarif", "", "also write the report as SARIF 2.1.0 to `file` (for code scanning), whatever --format says")
 	return cmd
 }
 
 func gateFlipsRun(cmd *cobra.Command, o *gateFlipsOptions) error {
+	if err := o.att.prepare(cmd, true); err != nil {
+		return err
+	}
 	opts, err := o.trust.options()
 	if err != nil {
 		return err
@@ -102,6 +107,9 @@ func gateFlipsRun(cmd *cobra.Command, o *gateFlipsOptions) error {
 		}
 	}
 	if err := renderFlips(cmd.OutOrStdout(), o.format, rep); err != nil {
+		return err
+	}
+	if err := o.att.writeEach(cmd, rep.Reports, o.repo.root); err != nil {
 		return err
 	}
 	return exitFor(rep.ExitCode)
