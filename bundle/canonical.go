@@ -55,24 +55,25 @@ func (w *canonWriter) value(v Value) error {
 	case Null:
 		w.out = append(w.out, "null"...)
 	case Bool:
-		w.out = strconv.AppendBool(w.out, v.boolean)
+		w.out = strconv.AppendBool(w.out, v.n != 0)
 	case Number:
-		w.out, err = AppendNumber(w.out, v.num)
+		w.out, err = AppendNumber(w.out, v.num())
 	case String:
-		w.out, err = AppendString(w.out, v.str)
+		w.out, err = AppendString(w.out, v.str())
 	case Array:
 		w.out = append(w.out, '[')
-		for i := range v.items {
+		items := v.Items()
+		for i := range items {
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}
-			if err = w.value(v.items[i]); err != nil {
+			if err = w.value(items[i]); err != nil {
 				return err
 			}
 		}
 		w.out = append(w.out, ']')
 	case Object:
-		err = w.object(v.members)
+		err = w.object(v.Members())
 	}
 	return err
 }

@@ -25,30 +25,32 @@ func (w *indentWriter) value(v Value, depth int) error {
 	var err error
 	switch v.kind {
 	case Array:
-		if len(v.items) == 0 {
+		items := v.Items()
+		if len(items) == 0 {
 			w.out = append(w.out, '[', ']')
 			return nil
 		}
 		w.out = append(w.out, '[')
-		for i := range v.items {
+		for i := range items {
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}
 			w.newline(depth + 1)
-			if err = w.value(v.items[i], depth+1); err != nil {
+			if err = w.value(items[i], depth+1); err != nil {
 				return err
 			}
 		}
 		w.newline(depth)
 		w.out = append(w.out, ']')
 	case Object:
-		if len(v.members) == 0 {
+		members := v.Members()
+		if len(members) == 0 {
 			w.out = append(w.out, '{', '}')
 			return nil
 		}
 		w.out = append(w.out, '{')
-		seen := make(map[string]struct{}, len(v.members))
-		for i, m := range v.members {
+		seen := make(map[string]struct{}, len(members))
+		for i, m := range members {
 			if _, dup := seen[m.Name]; dup {
 				return &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + m.Name}
 			}

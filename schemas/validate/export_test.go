@@ -1,4 +1,4 @@
-package schemas
+package validate
 
 // OpenPaths exposes the members Validate does not convert.
 func (v *Validator) OpenPaths() [][]string { return v.open }

@@ -1,0 +1,186 @@
+package validate_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/testkit"
+	"github.com/certcut/certcut/schemas/validate"
+)
+
+// both checks doc with the JSON Schema validator and with bundle.CheckSchema, the
+// schema's checks in Go that verify runs, fails the test when they differ in any
+// problem (pointer or message), and returns the validator's.
+func both(t testing.TB, doc bundle.Value) []bundle.Problem {
+	t.Helper()
+	want := validate.Bundle().WithoutShortcut().Validate(doc)
+	got := bundle.CheckSchema(doc)
+	if !reflect.DeepEqual(got, want) {
+		raw, _ := bundle.Canonical(doc)
+		if len(raw) > 2000 {
+			raw = append(raw[:2000], "…"...)
+		}
+		t.Errorf("bundle.CheckSchema and the validator differ on %s\nvalidator:   %q\nCheckSchema: %q", raw, want, got)
+	}
+	return want
+}
+
+// replacements are the values every member and item is replaced with in turn:
+// each JSON type, each boundary the schema draws (minimum 0 and 1, integer or not,
+// the safe-integer edge, enum and const members, each pattern's edges, formats),
+// and values long enough to be shown shortened.
+var replacements = []string{
+	`null`, `true`, `false`, `0`, `-0`, `1`, `2`, `3`, `-1`, `1.5`, `-0.5`, `1e300`, `-1e300`, `9.007199254740993e15`, `4.0`, `1000000`,
+	`""`, `"x"`, `"3"`, `"é"`, `"\u0000"`, `"a\n"`,
+	`"independent"`, `"self"`, `"steward"`, `"ed25519"`, `"executed-pass"`, `"skipped"`, `"commit"`, `"colocated-companion"`,
+	`"session"`, `"durable-single-instance"`, `"@openwop/openwop-conformance"`,
+	`"openwop.requirement.x"`, `"openwop.it.v2-eos-clock.x"`, `"openwop.it.v2-eos-clock-skew.x"`, `"openwop.family.X"`, `"openwop.floor."`,
+	`"openwop-core"`, `"openwop-"`, `"openwop-A"`, `"a"`, `"aB.c_d-e"`, `"A"`,
+	`"` + strings.Repeat("a", 64) + `"`, `"` + strings.Repeat("a", 65) + `"`, `"` + strings.Repeat("0", 64) + `"`, `"` + strings.Repeat("F", 64) + `"`,
+	`"` + strings.Repeat("A", 86) + `"`, `"` + strings.Repeat("A", 85) + `"`, `"` + strings.Repeat("k", 128) + `"`, `"` + strings.Repeat("k", 129) + `"`,
+	`"` + strings.Repeat("é", 70) + `"`,
+	`"2026-09-25T15:06:19.558Z"`, `"2026-09-25t15:06:19+02:00"`, `"2026-13-25T15:06:19Z"`, `"2026-09-25T23:59:60Z"`, `"2026-09-25T15:59:60Z"`, `"2026-09-25 15:06:19Z"`,
+	`"https://host.example/.well-known/openwop"`, `"relative/path"`, `"http://[::1]:80/"`, `"http://::1/"`, `"http://[fe80::1%25en0]/"`, `"%zz"`,
+	`[]`, `[1]`, `["a"]`, `[null,null]`, `[{},{}]`, `["witnessSha256","host.build","suite.version","discovery.sha256"]`,
+	`[` + strings.Repeat(`"abcdefghij",`, 9) + `"z"]`,
+	`{}`, `{"a":1}`, `{"evidenceTier":"independent"}`, `{"class":"a","boundMs":1,"observedMs":2}`, `{"name":"a","ms":1}`,
+	`{"` + strings.Repeat("k", 90) + `":1}`,
+}
+
+func parse(t testing.TB, text string) bundle.Value {
+	t.Helper()
+	v, err := bundle.ParseIJSON([]byte(text))
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return v
+}
+
+// mutations calls f with every document made from root by one change at one
+// place: each replacement at each member and item, each member removed, an
+// unknown member added to each object, each array emptied and its first item
+// doubled. Paths under skip are left alone (the discovery document, most of a
+// bundle, is open: one change inside it is checked, not thousands).
+func mutations(t testing.TB, root bundle.Value, values []bundle.Value, f func(what string, doc bundle.Value)) {
+	var walk func(v bundle.Value, path string, rebuild func(bundle.Value) bundle.Value)
+	walk = func(v bundle.Value, path string, rebuild func(bundle.Value) bundle.Value) {
+		if path != "" {
+			for i, r := range values {
+				f(fmt.Sprintf("%s = %s", path, replacements[i]), rebuild(r))
+			}
+		}
+		switch v.Kind() {
+		case bundle.Object:
+			f(path+" + extra", rebuild(v.With("extra", bundle.IntValue(1))))
+			if path == "/discovery/document" {
+				return
+			}
+			for _, m := range v.Members() {
+				f(path+"/"+m.Name+" removed", rebuild(v.Without(m.Name)))
+				name := m.Name
+				walk(m.Value, path+"/"+name, func(nv bundle.Value) bundle.Value { return rebuild(v.With(name, nv)) })
+			}
+		case bundle.Array:
+			items := v.Items()
+			f(path+" emptied", rebuild(bundle.ArrayValue()))
+			if len(items) > 0 {
+				f(path+" first doubled", rebuild(bundle.ArrayValue(append([]bundle.Value{items[0]}, items...)...)))
+			}
+			for i := range items {
+				i := i
+				walk(items[i], path+"/"+strconv.Itoa(i), func(nv bundle.Value) bundle.Value {
+					c := slices.Clone(items)
+					c[i] = nv
+					return rebuild(bundle.ArrayValue(c...))
+				})
+			}
+		}
+	}
+	walk(root, "", func(v bundle.Value) bundle.Value { return v })
+}
+
+// TestCheckSchemaAgrees is the proof that verify's schema checks are the schema's:
+// bundle.CheckSchema and the JSON Schema validator report the same problems,
+// pointer and message, on every corpus bundle, on the testkit's bundles, and on
+// every one-change mutation of a signed testkit bundle and of the reference
+// corpus bundle's shape (its first rows), plus the conditionals' combinations.
+func TestCheckSchemaAgrees(t *testing.T) {
+	values := make([]bundle.Value, len(replacements))
+	for i, r := range replacements {
+		values[i] = parse(t, r)
+	}
+	n := 0
+	check := func(what string, doc bundle.Value) {
+		t.Helper()
+		n++
+		if ps := both(t, doc); t.Failed() {
+			t.Fatalf("after %d documents, at %s (validator: %v)", n, what, ps)
+		}
+	}
+	mutations(t, fresh(t), values, check)
+	for _, b := range testkit.SpecRepoBundles() {
+		check("spec-repo bundle", parse(t, string(testkit.Encode(b))))
+	}
+
+	// Conditionals: every combination of the three totals and the tiers.
+	for _, fail := range []string{`0`, `1`, `"1"`, `null`} {
+		for _, skip := range []string{`0`, `2`} {
+			for _, tier := range []string{`"self"`, `"independent"`, `5`} {
+				doc := set(t, del(t, fresh(t), "detail"), "results/totals/executedFail", fail)
+				doc = set(t, doc, "results/totals/skipped", skip)
+				doc = set(t, doc, "claimedProfiles/0/evidenceTier", tier)
+				check("conditionals", doc)
+				check("conditionals without totals", del(t, doc, "results/totals"))
+				check("conditionals without claims", del(t, doc, "claimedProfiles"))
+			}
+		}
+	}
+
+	dir := testkit.CorpusDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "evidence", "*", "*.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := bundle.ParseIJSON(data)
+		if err != nil || doc.Kind() != bundle.Object || !doc.Has("bundleVersion") {
+			continue // host-tiers.json
+		}
+		check(filepath.Base(f), doc)
+		if filepath.Base(f) != "openwop-host-v2-reference.json" {
+			continue
+		}
+		// The reference bundle, cut to its first rows so that the mutations stay
+		// few, mutated everywhere but inside the discovery document.
+		rows, _ := doc.Path("results", "requirements")
+		res, _ := doc.Get("results")
+		small := doc.With("results", res.With("requirements", bundle.ArrayValue(rows.Items()[:4]...)))
+		mutations(t, small, values, check)
+	}
+	t.Logf("%d documents judged alike", n)
+}
+
+// FuzzCheckSchema feeds any JSON text to both; the seeds are the testkit bundle
+// and a few of its mutations, which the fuzzer changes byte by byte.
+func FuzzCheckSchema(f *testing.F) {
+	base := testkit.Encode(testkit.Signed("https://host.example"))
+	f.Add(base)
+	f.Add([]byte(strings.Replace(string(base), `"self"`, `"independent"`, 1)))
+	f.Add([]byte(strings.Replace(string(base), `"executed-pass"`, `"passed"`, 1)))
+	f.Add([]byte(`{"bundleVersion":"3","results":{"totals":{"skipped":1}},"claimedProfiles":[1,1]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := bundle.ParseIJSON(data)
+		if err != nil {
+			return
+		}
+		both(t, doc)
+	})
+}
