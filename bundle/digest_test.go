@@ -2,8 +2,11 @@ package bundle_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/certcut/certcut/bundle"
@@ -126,5 +129,56 @@ func TestSealedBundleRoundTrips(t *testing.T) {
 	}
 	if w, _ := bundle.WitnessDigest(parsed.Raw); w != b.WitnessSha256 {
 		t.Errorf("witness %s, sealed %s", w, b.WitnessSha256)
+	}
+}
+
+// hashOf is the digest computed the plain way: the whole canonical text, then
+// SHA-256.
+func hashOf(t *testing.T, v bundle.Value) string {
+	t.Helper()
+	b, err := bundle.Canonical(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// WitnessDigest streams the preimage's canonical form into the hash without
+// building it, and CanonicalSHA256 streams through a small buffer: both give the
+// digest of the whole text, on every corpus bundle and on shapes at the edges
+// (rows that are not objects, ids that are not strings or repeat, texts longer
+// than the buffer, wrappers).
+func TestWitnessDigestStreams(t *testing.T) {
+	long := strings.Repeat("é\u2028x", 20_000)
+	docs := []string{
+		`{}`,
+		`{"results":{"requirements":"x"}}`,
+		`{"results":{"requirements":[]}}`,
+		`{"host":{"relaxations":[]},"results":{"requirements":[1,"a",null,{"id":3},{"id":"b","detail":"` + long + `"},{"id":"a","x":1,"scenario":"s"},{"id":"a","result":"r"}]}}`,
+		`{"host":{"deployment":null},"results":{"requirements":[{"id":"\ud83d\ude00"},{"id":"\uffff"}]}}`,
+		`{"host":{"relaxations":[{"a":"` + long + `"}],"deployment":"colocated-companion"},"results":{"requirements":[{"id":"z","evidence":{"b":1,"a":[` + strings.Repeat(`"`+strings.Repeat("ab\\n", 30)+`",`, 400) + `0]}}]}}`,
+		`{"host":"x","results":{"requirements":[{"id":"a","assertions":1e21,"detail":"\u0001"}]}}`,
+	}
+	files, _ := filepath.Glob(filepath.Join(testkit.CorpusDir(t), "evidence", "*", "*.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(data))
+	}
+	for i, d := range docs {
+		root := mustParse(t, d)
+		got, err := bundle.WitnessDigest(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := hashOf(t, bundle.WitnessPreimage(root)); got != want {
+			t.Errorf("document %d: WitnessDigest %s, the preimage hashes to %s", i, got, want)
+		}
+		if got, _ := bundle.CanonicalSHA256(root); got != hashOf(t, root) {
+			t.Errorf("document %d: CanonicalSHA256 differs from the hash of Canonical", i)
+		}
 	}
 }

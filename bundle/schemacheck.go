@@ -70,16 +70,52 @@ func comparePointers(a, b string) int {
 	return len(ta) - len(tb)
 }
 
-type schemaChecker struct{ out []Problem }
-
-func (c *schemaChecker) add(ptr, msg string) {
-	c.out = append(c.out, Problem{Pointer: ptr, Message: msg})
+// schemaChecker walks the document keeping the path to the current value as a
+// stack of tokens; the JSON pointer is spelled out only for a problem.
+type schemaChecker struct {
+	out  []Problem
+	path []pathToken
 }
 
-// child is the pointer of the member or item tok of the value at ptr.
-func child(ptr, tok string) string { return ptr + "/" + escapePointer(tok) }
+// pathToken is a member name, or an array index when index >= 0.
+type pathToken struct {
+	name  string
+	index int
+}
 
-func index(ptr string, i int) string { return ptr + "/" + strconv.Itoa(i) }
+func (c *schemaChecker) pointer() string {
+	var sb strings.Builder
+	for _, t := range c.path {
+		sb.WriteByte('/')
+		if t.index >= 0 {
+			sb.WriteString(strconv.Itoa(t.index))
+		} else {
+			sb.WriteString(escapePointer(t.name))
+		}
+	}
+	return sb.String()
+}
+
+// add records a problem of the current value.
+func (c *schemaChecker) add(msg string) {
+	c.out = append(c.out, Problem{Pointer: c.pointer(), Message: msg})
+}
+
+// addAt records a problem of the member name of the current value.
+func (c *schemaChecker) addAt(name, msg string) {
+	c.path = append(c.path, pathToken{name: name, index: -1})
+	c.add(msg)
+	c.path = c.path[:len(c.path)-1]
+}
+
+// items calls f for every item of the array v, with the item's index on the path.
+func (c *schemaChecker) items(v Value, f func(item Value)) {
+	for i, item := range v.Items() {
+		c.path = append(c.path, pathToken{index: i})
+		f(item)
+		c.path = c.path[:len(c.path)-1]
+	}
+}
 
 // The leaf messages, worded as the validator's (schemas/validate) describe them.
 
@@ -89,11 +125,11 @@ var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter
 
 // typeOK checks "type": want is one JSON Schema type name. An integer is a number
 // with no fraction, as the validator decides it.
-func (c *schemaChecker) typeOK(v Value, ptr, want string) bool {
+func (c *schemaChecker) typeOK(v Value, want string) bool {
 	got := v.Kind().String()
 	ok := got == want || (want == "integer" && v.Kind() == Number && isIntegral(v.num()))
 	if !ok {
-		c.add(ptr, "must be "+want+", is "+got)
+		c.add("must be " + want + ", is " + got)
 	}
 	return ok
 }
@@ -101,17 +137,17 @@ func (c *schemaChecker) typeOK(v Value, ptr, want string) bool {
 func isIntegral(f float64) bool { return f == math.Trunc(f) && !math.IsInf(f, 0) }
 
 // constOK checks "const" against a string.
-func (c *schemaChecker) constOK(v Value, ptr, want string) bool {
+func (c *schemaChecker) constOK(v Value, want string) bool {
 	if s, ok := v.Str(); ok && s == want {
 		return true
 	}
 	b, _ := json.Marshal(want)
-	c.add(ptr, "must be exactly "+string(b))
+	c.add("must be exactly " + string(b))
 	return false
 }
 
 // enumOK checks "enum" over strings.
-func (c *schemaChecker) enumOK(v Value, ptr string, want []string) bool {
+func (c *schemaChecker) enumOK(v Value, want []string) bool {
 	if s, ok := v.Str(); ok && slices.Contains(want, s) {
 		return true
 	}
@@ -120,108 +156,108 @@ func (c *schemaChecker) enumOK(v Value, ptr string, want []string) bool {
 		b, _ := json.Marshal(w)
 		quoted[i] = string(b)
 	}
-	c.enumFailed(v, ptr, quoted)
+	c.enumFailed(v, quoted)
 	return false
 }
 
-func (c *schemaChecker) enumFailed(v Value, ptr string, quoted []string) {
+func (c *schemaChecker) enumFailed(v Value, quoted []string) {
 	if len(quoted) == 1 {
-		c.add(ptr, fmt.Sprintf("%s is not allowed: value must be %s", display(v), quoted[0]))
+		c.add(fmt.Sprintf("%s is not allowed: value must be %s", display(v), quoted[0]))
 		return
 	}
-	c.add(ptr, fmt.Sprintf("%s is not allowed: value must be one of %s", display(v), strings.Join(quoted, ", ")))
+	c.add(fmt.Sprintf("%s is not allowed: value must be one of %s", display(v), strings.Join(quoted, ", ")))
 }
 
 // minimum checks "minimum" on a number (other kinds pass).
-func (c *schemaChecker) minimum(v Value, ptr string, min float64) {
+func (c *schemaChecker) minimum(v Value, min float64) {
 	if f, ok := v.Float(); ok && f < min {
-		c.add(ptr, printer().Sprintf("minimum: got %v, want %v", f, min))
+		c.add(printer().Sprintf("minimum: got %v, want %v", f, min))
 	}
 }
 
 // pattern checks "pattern" on a string (other kinds pass); wantText is the pattern
 // as the schema writes it.
-func (c *schemaChecker) pattern(v Value, ptr string, match func(string) bool, wantText string) {
+func (c *schemaChecker) pattern(v Value, match func(string) bool, wantText string) {
 	s, ok := v.Str()
 	if !ok || match(s) {
 		return
 	}
 	if len(wantText) > 80 {
-		c.add(ptr, fmt.Sprintf("%s does not match the pattern of this member (%d characters; see the schema)", quoteShort(s), len(wantText)))
+		c.add(fmt.Sprintf("%s does not match the pattern of this member (%d characters; see the schema)", quoteShort(s), len(wantText)))
 		return
 	}
-	c.add(ptr, fmt.Sprintf("%s does not match the pattern %s", quoteShort(s), wantText))
+	c.add(fmt.Sprintf("%s does not match the pattern %s", quoteShort(s), wantText))
 }
 
-func (c *schemaChecker) minLength(v Value, ptr string, min int) {
+func (c *schemaChecker) minLength(v Value, min int) {
 	if s, ok := v.Str(); ok {
 		if n := utf8.RuneCountInString(s); n < min {
-			c.add(ptr, printer().Sprintf("minLength: got %d, want %d", n, min))
+			c.add(printer().Sprintf("minLength: got %d, want %d", n, min))
 		}
 	}
 }
 
 // items checks minItems and maxItems (max < 0: none).
-func (c *schemaChecker) itemCount(v Value, ptr string, min, max int) {
+func (c *schemaChecker) itemCount(v Value, min, max int) {
 	n := v.Len()
 	if n < min {
-		c.add(ptr, printer().Sprintf("minItems: got %d, want %d", n, min))
+		c.add(printer().Sprintf("minItems: got %d, want %d", n, min))
 	}
 	if max >= 0 && n > max {
-		c.add(ptr, printer().Sprintf("maxItems: got %d, want %d", n, max))
+		c.add(printer().Sprintf("maxItems: got %d, want %d", n, max))
 	}
 }
 
 // object checks "type": "object", "required" (in the schema's order) and
 // "additionalProperties": false against the member names the schema lists, then
 // calls each for every member it lists. It reports whether v is an object.
-func (c *schemaChecker) object(v Value, ptr string, props, required []string, each func(name string, val Value, ptr string)) bool {
-	if !c.typeOK(v, ptr, "object") {
+func (c *schemaChecker) object(v Value, props, required []string, each func(name string, val Value)) bool {
+	if !c.typeOK(v, "object") {
 		return false
 	}
 	for _, r := range required {
 		if !v.Has(r) {
-			c.add(child(ptr, r), "required member is missing")
+			c.addAt(r, "required member is missing")
 		}
 	}
 	for _, m := range v.Members() {
 		if !slices.Contains(props, m.Name) {
-			c.add(child(ptr, m.Name), "member not allowed: the object is closed (additionalProperties false)")
+			c.addAt(m.Name, "member not allowed: the object is closed (additionalProperties false)")
 			continue
 		}
-		each(m.Name, m.Value, child(ptr, m.Name))
+		c.path = append(c.path, pathToken{name: m.Name, index: -1})
+		each(m.Name, m.Value)
+		c.path = c.path[:len(c.path)-1]
 	}
 	return true
 }
 
 // array checks "type": "array" and calls each for every item.
-func (c *schemaChecker) array(v Value, ptr string, each func(item Value, ptr string)) bool {
-	if !c.typeOK(v, ptr, "array") {
+func (c *schemaChecker) array(v Value, each func(item Value)) bool {
+	if !c.typeOK(v, "array") {
 		return false
 	}
-	for i, item := range v.Items() {
-		each(item, index(ptr, i))
-	}
+	c.items(v, each)
 	return true
 }
 
-func (c *schemaChecker) str(v Value, ptr string) { c.typeOK(v, ptr, "string") }
+func (c *schemaChecker) str(v Value) { c.typeOK(v, "string") }
 
-func (c *schemaChecker) strPattern(v Value, ptr string, match func(string) bool, text string) {
-	if c.typeOK(v, ptr, "string") {
-		c.pattern(v, ptr, match, text)
+func (c *schemaChecker) strPattern(v Value, match func(string) bool, text string) {
+	if c.typeOK(v, "string") {
+		c.pattern(v, match, text)
 	}
 }
 
-func (c *schemaChecker) strEnum(v Value, ptr string, want []string) {
-	if c.typeOK(v, ptr, "string") {
-		c.enumOK(v, ptr, want)
+func (c *schemaChecker) strEnum(v Value, want []string) {
+	if c.typeOK(v, "string") {
+		c.enumOK(v, want)
 	}
 }
 
-func (c *schemaChecker) intMin(v Value, ptr string, min float64) {
-	if c.typeOK(v, ptr, "integer") {
-		c.minimum(v, ptr, min)
+func (c *schemaChecker) intMin(v Value, min float64) {
+	if c.typeOK(v, "integer") {
+		c.minimum(v, min)
 	}
 }
 
@@ -258,40 +294,40 @@ var (
 )
 
 func (c *schemaChecker) root(v Value) {
-	c.object(v, "", rootProps, rootReq, func(name string, m Value, ptr string) {
+	c.object(v, rootProps, rootReq, func(name string, m Value) {
 		switch name {
 		case "bundleVersion":
-			c.constOK(m, ptr, Version)
+			c.constOK(m, Version)
 		case "generatedAt":
-			if c.typeOK(m, ptr, "string") {
-				c.format(m, ptr, "date-time", validateDateTime)
+			if c.typeOK(m, "string") {
+				c.format(m, "date-time", validateDateTime)
 			}
 		case "suite":
-			c.suite(m, ptr)
+			c.suite(m)
 		case "host":
-			c.host(m, ptr)
+			c.host(m)
 		case "discovery":
-			c.discovery(m, ptr)
+			c.discovery(m)
 		case "claimedProfiles":
-			c.claimedProfiles(m, ptr)
+			c.claimedProfiles(m)
 		case "results":
-			c.results(m, ptr)
+			c.results(m)
 		case "witnessSha256":
-			c.strPattern(m, ptr, isSHA256Hex, SHA256HexPattern)
+			c.strPattern(m, isSHA256Hex, SHA256HexPattern)
 		case "assertionCount":
-			c.intMin(m, ptr, 1)
+			c.intMin(m, 1)
 		case "detail":
-			c.object(m, ptr, detailReq, detailReq, func(_ string, np Value, ptr string) {
-				c.array(np, ptr, func(item Value, ptr string) {
-					c.object(item, ptr, npReq, npReq, func(_ string, s Value, ptr string) { c.str(s, ptr) })
+			c.object(m, detailReq, detailReq, func(_ string, np Value) {
+				c.array(np, func(item Value) {
+					c.object(item, npReq, npReq, func(_ string, s Value) { c.str(s) })
 				})
 			})
 		case "durability":
-			c.object(m, ptr, rungReq, rungReq, func(_ string, r Value, ptr string) { c.enumOK(r, ptr, Rungs) })
+			c.object(m, rungReq, rungReq, func(_ string, r Value) { c.enumOK(r, Rungs) })
 		case "signature":
-			c.signature(m, ptr, sigReq)
+			c.signature(m, sigReq)
 		case "verifierSignature":
-			c.signature(m, ptr, vsigReq)
+			c.signature(m, vsigReq)
 		}
 	})
 	if v.Kind() != Object {
@@ -301,13 +337,13 @@ func (c *schemaChecker) root(v Value) {
 	// a number below 1 (absent and non-numbers included, as the schema's
 	// "properties" and "minimum" pass them), then detail is required.
 	if failsSomewhere(v) && !v.Has("detail") {
-		c.add("/detail", "required member is missing (schema conditional /allOf/0/then/required)")
+		c.addAt("detail", "required member is missing (schema conditional /allOf/0/then/required)")
 	}
 	// allOf/1: if claimedProfiles contains an item that passes
 	// {"properties": {"evidenceTier": {"const": "independent"}}} (or is not an
 	// array), then verifierSignature is required.
 	if claimsIndependent(v) && !v.Has("verifierSignature") {
-		c.add("/verifierSignature", "required member is missing (schema conditional /allOf/1/then/required)")
+		c.addAt("verifierSignature", "required member is missing (schema conditional /allOf/1/then/required)")
 	}
 }
 
@@ -348,100 +384,100 @@ func claimsIndependent(root Value) bool {
 	return false
 }
 
-func (c *schemaChecker) suite(v Value, ptr string) {
-	c.object(v, ptr, suiteProp, suiteReq, func(name string, m Value, ptr string) {
+func (c *schemaChecker) suite(v Value) {
+	c.object(v, suiteProp, suiteReq, func(name string, m Value) {
 		switch name {
 		case "name":
-			c.constOK(m, ptr, SuiteName)
+			c.constOK(m, SuiteName)
 		case "version", "specArtifactsVersion":
-			c.str(m, ptr)
+			c.str(m)
 		case "targetMajor":
-			if c.typeOK(m, ptr, "integer") {
+			if c.typeOK(m, "integer") {
 				if f, _ := m.Float(); f != 1 && f != 2 {
-					c.enumFailed(m, ptr, []string{"1", "2"})
+					c.enumFailed(m, []string{"1", "2"})
 				}
 			}
 		case "stampSha256":
-			c.strPattern(m, ptr, isSHA256Hex, SHA256HexPattern)
+			c.strPattern(m, isSHA256Hex, SHA256HexPattern)
 		}
 	})
 }
 
-func (c *schemaChecker) host(v Value, ptr string) {
-	c.object(v, ptr, hostProps, hostReq, func(name string, m Value, ptr string) {
+func (c *schemaChecker) host(v Value) {
+	c.object(v, hostProps, hostReq, func(name string, m Value) {
 		switch name {
 		case "name", "version":
-			if c.typeOK(m, ptr, "string") {
-				c.minLength(m, ptr, 1)
+			if c.typeOK(m, "string") {
+				c.minLength(m, 1)
 			}
 		case "vendor":
-			c.str(m, ptr)
+			c.str(m)
 		case "build":
-			c.object(m, ptr, buildReq, buildReq, func(name string, b Value, ptr string) {
+			c.object(m, buildReq, buildReq, func(name string, b Value) {
 				if name == "kind" {
-					c.strEnum(b, ptr, buildKinds)
-				} else if c.typeOK(b, ptr, "string") {
-					c.minLength(b, ptr, 1)
+					c.strEnum(b, buildKinds)
+				} else if c.typeOK(b, "string") {
+					c.minLength(b, 1)
 				}
 			})
 		case "signingKeyId":
-			c.strPattern(m, ptr, isKeyID, KeyIDPattern)
+			c.strPattern(m, isKeyID, KeyIDPattern)
 		case "relaxations":
-			c.array(m, ptr, func(item Value, ptr string) {
-				c.object(item, ptr, relaxReq, relaxReq, func(name string, r Value, ptr string) {
+			c.array(m, func(item Value) {
+				c.object(item, relaxReq, relaxReq, func(name string, r Value) {
 					if name == "durability" {
-						c.strEnum(r, ptr, durabilities)
+						c.strEnum(r, durabilities)
 					} else {
-						c.str(r, ptr)
+						c.str(r)
 					}
 				})
 			})
 		case "deployment":
-			c.strEnum(m, ptr, deployments)
+			c.strEnum(m, deployments)
 		}
 	})
 }
 
-func (c *schemaChecker) discovery(v Value, ptr string) {
-	c.object(v, ptr, discProps, discReq, func(name string, m Value, ptr string) {
+func (c *schemaChecker) discovery(v Value) {
+	c.object(v, discProps, discReq, func(name string, m Value) {
 		switch name {
 		case "url":
-			if c.typeOK(m, ptr, "string") {
-				c.format(m, ptr, "uri", validateURI)
+			if c.typeOK(m, "string") {
+				c.format(m, "uri", validateURI)
 			}
 		case "sha256":
-			c.strPattern(m, ptr, isSHA256Hex, SHA256HexPattern)
+			c.strPattern(m, isSHA256Hex, SHA256HexPattern)
 		case "protocolVersions":
-			c.array(m, ptr, func(item Value, ptr string) { c.str(item, ptr) })
+			c.array(m, func(item Value) { c.str(item) })
 		case "preferredVersion":
-			c.str(m, ptr)
+			c.str(m)
 		case "document":
-			c.typeOK(m, ptr, "object") // open: any members
+			c.typeOK(m, "object") // open: any members
 		}
 	})
 }
 
-func (c *schemaChecker) claimedProfiles(v Value, ptr string) {
-	if !c.typeOK(v, ptr, "array") {
+func (c *schemaChecker) claimedProfiles(v Value) {
+	if !c.typeOK(v, "array") {
 		return
 	}
 	if i, j, dup := firstDuplicate(v.Items()); dup {
-		c.add(ptr, printer().Sprintf("items at %d and %d are equal", i, j))
+		c.add(printer().Sprintf("items at %d and %d are equal", i, j))
 	}
-	for i, item := range v.Items() {
-		c.object(item, index(ptr, i), claimReq, claimReq, func(name string, m Value, ptr string) {
+	c.items(v, func(item Value) {
+		c.object(item, claimReq, claimReq, func(name string, m Value) {
 			switch name {
 			case "id":
-				c.strPattern(m, ptr, isProfileID, ProfileIDPattern)
+				c.strPattern(m, isProfileID, ProfileIDPattern)
 			case "evidenceTier":
-				c.strEnum(m, ptr, evidenceTiers)
+				c.strEnum(m, evidenceTiers)
 			case "witnessCount":
-				c.intMin(m, ptr, 0)
+				c.intMin(m, 0)
 			case "certified":
-				c.typeOK(m, ptr, "boolean")
+				c.typeOK(m, "boolean")
 			}
 		})
-	}
+	})
 }
 
 // firstDuplicate finds the first item equal to an earlier one (i < j), as
@@ -457,100 +493,98 @@ func firstDuplicate(items []Value) (int, int, bool) {
 	return 0, 0, false
 }
 
-func (c *schemaChecker) results(v Value, ptr string) {
-	c.object(v, ptr, resReq, resReq, func(name string, m Value, ptr string) {
+func (c *schemaChecker) results(v Value) {
+	c.object(v, resReq, resReq, func(name string, m Value) {
 		if name == "totals" {
-			c.object(m, ptr, totalsReq, totalsReq, func(_ string, n Value, ptr string) { c.intMin(n, ptr, 0) })
+			c.object(m, totalsReq, totalsReq, func(_ string, n Value) { c.intMin(n, 0) })
 			return
 		}
-		if c.typeOK(m, ptr, "array") {
-			c.itemCount(m, ptr, 1, -1)
-			for i, row := range m.Items() {
-				c.row(row, index(ptr, i))
-			}
+		if c.typeOK(m, "array") {
+			c.itemCount(m, 1, -1)
+			c.items(m, c.row)
 		}
 	})
 }
 
-func (c *schemaChecker) row(v Value, ptr string) {
-	c.object(v, ptr, rowProps, rowReq, func(name string, m Value, ptr string) {
+func (c *schemaChecker) row(v Value) {
+	c.object(v, rowProps, rowReq, func(name string, m Value) {
 		switch name {
 		case "id":
-			c.strPattern(m, ptr, IsRequirementID, RequirementIDPattern)
+			c.strPattern(m, IsRequirementID, RequirementIDPattern)
 		case "scenario", "detail":
-			c.str(m, ptr)
+			c.str(m)
 		case "result":
-			c.strEnum(m, ptr, Results)
+			c.strEnum(m, Results)
 		case "assertions":
-			c.intMin(m, ptr, 0)
+			c.intMin(m, 0)
 		case "evidence":
-			c.evidence(m, ptr)
+			c.evidence(m)
 		}
 	})
 }
 
-func (c *schemaChecker) evidence(v Value, ptr string) {
-	if !c.typeOK(v, ptr, "object") {
+func (c *schemaChecker) evidence(v Value) {
+	if !c.typeOK(v, "object") {
 		return
 	}
 	if n := v.Len(); n < 1 {
-		c.add(ptr, printer().Sprintf("minProperties: got %d, want %d", n, 1))
+		c.add(printer().Sprintf("minProperties: got %d, want %d", n, 1))
 	}
-	c.object(v, ptr, evProps, nil, func(name string, m Value, ptr string) {
+	c.object(v, evProps, nil, func(name string, m Value) {
 		if name == "recovery" {
-			c.object(m, ptr, recReq, recReq, func(name string, r Value, ptr string) {
+			c.object(m, recReq, recReq, func(name string, r Value) {
 				if name == "class" {
-					c.strPattern(r, ptr, isRecoveryName, RecoveryNamePattern)
+					c.strPattern(r, isRecoveryName, RecoveryNamePattern)
 				} else {
-					c.intMin(r, ptr, 0)
+					c.intMin(r, 0)
 				}
 			})
 			return
 		}
-		if !c.typeOK(m, ptr, "array") {
+		if !c.typeOK(m, "array") {
 			return
 		}
-		c.itemCount(m, ptr, 1, 16)
-		for i, b := range m.Items() {
-			c.object(b, index(ptr, i), boundReq, boundReq, func(name string, f Value, ptr string) {
+		c.itemCount(m, 1, 16)
+		c.items(m, func(b Value) {
+			c.object(b, boundReq, boundReq, func(name string, f Value) {
 				switch name {
 				case "class":
-					c.strPattern(f, ptr, isRecoveryName, RecoveryNamePattern)
+					c.strPattern(f, isRecoveryName, RecoveryNamePattern)
 				case "bound":
-					c.intMin(f, ptr, 0)
+					c.intMin(f, 0)
 				case "terms":
-					if !c.typeOK(f, ptr, "array") {
+					if !c.typeOK(f, "array") {
 						return
 					}
-					c.itemCount(f, ptr, 1, 16)
-					for j, t := range f.Items() {
-						c.object(t, index(ptr, j), termReq, termReq, func(name string, tv Value, ptr string) {
+					c.itemCount(f, 1, 16)
+					c.items(f, func(t Value) {
+						c.object(t, termReq, termReq, func(name string, tv Value) {
 							if name == "name" {
-								c.strPattern(tv, ptr, isRecoveryName, RecoveryNamePattern)
+								c.strPattern(tv, isRecoveryName, RecoveryNamePattern)
 							} else {
-								c.intMin(tv, ptr, 0)
+								c.intMin(tv, 0)
 							}
 						})
-					}
+					})
 				}
 			})
-		}
+		})
 	})
 }
 
-func (c *schemaChecker) signature(v Value, ptr string, props []string) {
-	c.object(v, ptr, props, props, func(name string, m Value, ptr string) {
+func (c *schemaChecker) signature(v Value, props []string) {
+	c.object(v, props, props, func(name string, m Value) {
 		switch name {
 		case "alg":
-			c.constOK(m, ptr, AlgEd25519)
+			c.constOK(m, AlgEd25519)
 		case "keyId":
-			c.strPattern(m, ptr, isKeyID, KeyIDPattern)
+			c.strPattern(m, isKeyID, KeyIDPattern)
 		case "sig":
-			c.strPattern(m, ptr, isSignature, SignaturePattern)
+			c.strPattern(m, isSignature, SignaturePattern)
 		case "over":
-			if c.typeOK(m, ptr, "array") && !isExactOver(m) {
+			if c.typeOK(m, "array") && !isExactOver(m) {
 				b, _ := json.Marshal(SignatureOver)
-				c.add(ptr, "must be exactly "+string(b))
+				c.add("must be exactly " + string(b))
 			}
 		}
 	})
@@ -571,10 +605,10 @@ func isExactOver(v Value) bool {
 }
 
 // format checks "format" on a string; f is the validator's check.
-func (c *schemaChecker) format(v Value, ptr, name string, f func(string) error) {
+func (c *schemaChecker) format(v Value, name string, f func(string) error) {
 	s, _ := v.Str()
 	if err := f(s); err != nil {
-		c.add(ptr, fmt.Sprintf("%s is not a valid %s: %v", display(v), name, err))
+		c.add(fmt.Sprintf("%s is not a valid %s: %v", display(v), name, err))
 	}
 }
 
