@@ -26,8 +26,8 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// isKeyID matches KeyIDPattern, ^[A-Za-z0-9._~-]{1,128}$.
-func isKeyID(s string) bool {
+// IsKeyID reports whether s matches KeyIDPattern, ^[A-Za-z0-9._~-]{1,128}$.
+func IsKeyID(s string) bool {
 	if len(s) < 1 || len(s) > 128 {
 		return false
 	}
@@ -66,8 +66,9 @@ func isProfileID(s string) bool {
 	return true
 }
 
-// isRecoveryName matches RecoveryNamePattern, ^[a-z][A-Za-z0-9._-]{0,63}$.
-func isRecoveryName(s string) bool {
+// IsRecoveryName reports whether s matches RecoveryNamePattern,
+// ^[a-z][A-Za-z0-9._-]{0,63}$.
+func IsRecoveryName(s string) bool {
 	if len(s) < 1 || len(s) > 64 || !(s[0] >= 'a' && s[0] <= 'z') {
 		return false
 	}

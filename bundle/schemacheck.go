@@ -421,7 +421,7 @@ func (c *schemaChecker) host(v Value) {
 				}
 			})
 		case "signingKeyId":
-			c.strPattern(m, isKeyID, KeyIDPattern)
+			c.strPattern(m, IsKeyID, KeyIDPattern)
 		case "relaxations":
 			c.array(m, func(item Value) {
 				c.object(item, relaxReq, relaxReq, func(name string, r Value) {
@@ -534,7 +534,7 @@ func (c *schemaChecker) evidence(v Value) {
 		if name == "recovery" {
 			c.object(m, recReq, recReq, func(name string, r Value) {
 				if name == "class" {
-					c.strPattern(r, isRecoveryName, RecoveryNamePattern)
+					c.strPattern(r, IsRecoveryName, RecoveryNamePattern)
 				} else {
 					c.intMin(r, 0)
 				}
@@ -549,7 +549,7 @@ func (c *schemaChecker) evidence(v Value) {
 			c.object(b, boundReq, boundReq, func(name string, f Value) {
 				switch name {
 				case "class":
-					c.strPattern(f, isRecoveryName, RecoveryNamePattern)
+					c.strPattern(f, IsRecoveryName, RecoveryNamePattern)
 				case "bound":
 					c.intMin(f, 0)
 				case "terms":
@@ -560,7 +560,7 @@ func (c *schemaChecker) evidence(v Value) {
 					c.items(f, func(t Value) {
 						c.object(t, termReq, termReq, func(name string, tv Value) {
 							if name == "name" {
-								c.strPattern(tv, isRecoveryName, RecoveryNamePattern)
+								c.strPattern(tv, IsRecoveryName, RecoveryNamePattern)
 							} else {
 								c.intMin(tv, 0)
 							}
@@ -578,7 +578,7 @@ func (c *schemaChecker) signature(v Value, props []string) {
 		case "alg":
 			c.constOK(m, AlgEd25519)
 		case "keyId":
-			c.strPattern(m, isKeyID, KeyIDPattern)
+			c.strPattern(m, IsKeyID, KeyIDPattern)
 		case "sig":
 			c.strPattern(m, isSignature, SignaturePattern)
 		case "over":

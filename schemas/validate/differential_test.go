@@ -184,3 +184,52 @@ func FuzzCheckSchema(f *testing.F) {
 		both(t, doc)
 	})
 }
+
+// TestPatternsAgreeWithECMA: the schema's patterns written as Go functions
+// (bundle.IsKeyID and the rest) match exactly the strings the ECMA-262 engine
+// matches, on each pattern's edges and the corpus row ids.
+func TestPatternsAgreeWithECMA(t *testing.T) {
+	cases := []string{"", "a", "A", "0", "-", ".", "~", "_", "é", "a\n", "\na", "a b", "a/b", "a.b~c_d-e",
+		strings.Repeat("k", 63), strings.Repeat("k", 64), strings.Repeat("k", 65), strings.Repeat("k", 128), strings.Repeat("k", 129),
+		strings.Repeat("A", 85), strings.Repeat("A", 86), strings.Repeat("A", 87), strings.Repeat("_", 86), strings.Repeat("+", 86),
+		strings.Repeat("0", 64), strings.Repeat("f", 64), strings.Repeat("F", 64), strings.Repeat("g", 64), strings.Repeat("0", 63),
+		"openwop-", "openwop-a", "openwop-core-standard", "openwop-A", "openwop-a_b", "openwop-a\n", "xopenwop-a",
+		"openwop.", "openwop.requirement.", "openwop.requirement.a", "openwop.requirement.0", "openwop.requirement.-", "openwop.requirement.A",
+		"openwop.it.v2-eos-clock.x", "openwop.it.v2-eos-clock", "openwop.it.v2-eos-clock.", "openwop.it.v2-eos-clockx.a", "openwop.it.x",
+		"openwop.it.it.x", "openwop.family.a", "openwop.profile.family.x", "openwop.floor.é", "openwop.scenario.z\n", "openwop.gap.1",
+		"openwop.it.workload-identity-profile.a", "openwop.it.artifact-schema-compile-bounded.z", "openwop.it.semantic-digest-v2.0",
+		"a" + strings.Repeat(".", 63), "z-", "aB9.-_", "a~"}
+	dir := testkit.CorpusDir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "evidence", "*", "*.json"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		doc, err := bundle.ParseIJSON(data)
+		if err != nil {
+			continue
+		}
+		rows, _ := doc.Path("results", "requirements")
+		for _, r := range rows.Items() {
+			id, _ := r.Get("id")
+			s, _ := id.Str()
+			cases = append(cases, s, strings.Replace(s, "openwop.requirement.", "openwop.it.", 1))
+		}
+	}
+	for _, p := range []struct {
+		pattern string
+		match   func(string) bool
+	}{
+		{bundle.KeyIDPattern, bundle.IsKeyID},
+		{bundle.RecoveryNamePattern, bundle.IsRecoveryName},
+		{bundle.RequirementIDPattern, bundle.IsRequirementID},
+	} {
+		re, err := validate.ECMARegexp(p.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range cases {
+			if got, want := p.match(s), re.MatchString(s); got != want {
+				t.Errorf("%.40s… on %q: Go says %v, ECMA-262 says %v", p.pattern, s, got, want)
+			}
+		}
+	}
+}
