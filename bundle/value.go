@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"math"
+	"strings"
 	"unsafe"
 )
 
@@ -283,4 +284,34 @@ func Equal(a, b Value) bool {
 		return true
 	}
 	return false
+}
+
+// Clone returns a deep copy of v that shares no memory with it: its own strings
+// (a string of a parsed tree keeps the whole input alive), items and members.
+func (v Value) Clone() Value {
+	switch v.kind {
+	case String:
+		return StringValue(strings.Clone(v.str()))
+	case Array:
+		items := v.Items()
+		if len(items) == 0 {
+			return ArrayValue()
+		}
+		out := make([]Value, len(items))
+		for i, item := range items {
+			out[i] = item.Clone()
+		}
+		return ArrayValue(out...)
+	case Object:
+		members := v.Members()
+		if len(members) == 0 {
+			return ObjectValue()
+		}
+		out := make([]Member, len(members))
+		for i, m := range members {
+			out[i] = Member{Name: strings.Clone(m.Name), Value: m.Value.Clone()}
+		}
+		return ObjectValue(out...)
+	}
+	return v
 }

@@ -504,9 +504,14 @@ func (r *Repo) attributable(ce, pe *Entry) bool {
 	v, ok := r.pairing[cacheKey]
 	r.mu.Unlock()
 	if !ok {
+		// The entry keeps the companion's facts, not its tree: judge it whole.
+		whole, err := r.Loader.Reload(ce)
+		if err != nil {
+			return false
+		}
 		opts := verify.Options{Registry: r.Loader.Options.Registry, VerifierKeys: r.Loader.Options.VerifierKeys, Keyring: r.Loader.Options.Keyring,
 			HostKeys: keys.Set{{Key: pub, KeyID: entry.KeyID, Source: keys.SourceDiscovery, Origin: pe.File + " discovery.document", RetiredAt: entry.RetiredAt}}}
-		v = verify.Bundle(comp, nil, opts)
+		v = verify.Bundle(whole, nil, opts)
 		r.mu.Lock()
 		r.pairing[cacheKey] = v
 		r.mu.Unlock()
