@@ -49,12 +49,23 @@ func (w *indentWriter) value(v Value, depth int) error {
 			return nil
 		}
 		w.out = append(w.out, '{')
-		seen := make(map[string]struct{}, len(members))
+		var seen map[string]struct{} // only for large objects: small ones are scanned
+		if len(members) > 16 {
+			seen = make(map[string]struct{}, len(members))
+		}
 		for i, m := range members {
-			if _, dup := seen[m.Name]; dup {
+			dup := false
+			if seen != nil {
+				_, dup = seen[m.Name]
+				seen[m.Name] = struct{}{}
+			} else {
+				for _, earlier := range members[:i] {
+					dup = dup || earlier.Name == m.Name
+				}
+			}
+			if dup {
 				return &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + m.Name}
 			}
-			seen[m.Name] = struct{}{}
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}
