@@ -25,8 +25,9 @@ import (
 // Bundle holds the facts of the bundle, not its parse tree: the typed members
 // (strings copied out of the input), the rows the Loader keeps (Loader.KeepRow),
 // each without its Raw value, and the discovery document, one copy per distinct
-// content. Bundle.Raw is empty: the tree is dropped once the bundle is judged, so
-// that a run over thousands of bundles keeps kilobytes per bundle, not the file.
+// content. Bundle.Raw is empty and Bundle.Detail nil: the tree is dropped once the
+// bundle is judged, so that a run over thousands of bundles keeps kilobytes per
+// bundle, not the file.
 type Entry struct {
 	File   string
 	Sha256 string
@@ -223,14 +224,24 @@ func (l *Loader) judge(sum string, data []byte) *judged {
 func (l *Loader) facts(b *bundle.Bundle, docDigest string) *bundle.Bundle {
 	f := *b
 	f.Raw = bundle.Value{}
-	rows := make([]bundle.Row, 0, len(b.Results.Requirements))
+	f.Detail = nil // a view of the rows, which nothing reads from an Entry
+	var rows []bundle.Row
 	for _, r := range b.Results.Requirements {
 		if l.KeepRow == nil || l.KeepRow(r) || r.ID == profiles.EgressGuardRow {
 			r.Raw = bundle.Value{}
+			// The decoder takes these from slabs shared by all the rows.
+			if r.Assertions != nil {
+				n := *r.Assertions
+				r.Assertions = &n
+			}
+			if r.Detail != nil {
+				d := *r.Detail
+				r.Detail = &d
+			}
 			rows = append(rows, r)
 		}
 	}
-	f.Results.Requirements = slices.Clip(rows)
+	f.Results.Requirements = slices.Clone(rows) // exactly as long as the rows kept
 	doc := f.Discovery.Document
 	f.Discovery.Document = nil
 	detach.Strings(&f)
