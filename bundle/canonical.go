@@ -181,23 +181,16 @@ func firstUnits(r rune) uint32 {
 // It refuses s that is not valid UTF-8 (a lone surrogate cannot be encoded).
 func AppendString(dst []byte, s string) ([]byte, error) {
 	const hexDigits = "0123456789abcdef"
-	// Fast path: nothing to escape (the common case) is copied whole once its
-	// UTF-8 is known good.
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain && utf8.ValidString(s) {
+	// Fast path: printable ASCII without quotes (the common case) is copied whole.
+	plain := plainPrefix(s)
+	if plain == len(s) {
 		dst = append(dst, '"')
 		dst = append(dst, s...)
 		return append(dst, '"'), nil
 	}
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c >= 0x80 {
 			r, size := utf8.DecodeRuneInString(s[i:])

@@ -401,17 +401,11 @@ func (p *parser) string() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: printable ASCII up to the closing quote.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			s := p.src[start:p.pos] // shares the copy of the input: nothing to allocate
-			p.pos++
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			break
-		}
+	p.pos += plainPrefix(p.src[p.pos:])
+	if p.pos < len(p.data) && p.data[p.pos] == '"' {
+		s := p.src[start:p.pos] // shares the copy of the input: nothing to allocate
 		p.pos++
+		return s, nil
 	}
 	p.buf = append(p.buf[:0], p.data[start:p.pos]...)
 	for {
