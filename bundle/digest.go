@@ -171,3 +171,15 @@ func Attestation(root Value) ([]byte, error) {
 	add("discovery.sha256", "discovery", "sha256")
 	return Canonical(ObjectValue(members...))
 }
+
+// Attestation returns the bytes an Ed25519 signature over b covers: the same as
+// Attestation(b.Value()), built from the four members alone rather than the whole
+// document (TestBundleAttestation).
+func (b *Bundle) Attestation() ([]byte, error) {
+	return Attestation(ObjectValue(
+		Member{"witnessSha256", StringValue(b.WitnessSha256)},
+		Member{"host", ObjectValue(Member{"build", b.Host.Build.Value()})},
+		Member{"suite", ObjectValue(Member{"version", StringValue(b.Suite.Version)})},
+		Member{"discovery", ObjectValue(Member{"sha256", StringValue(b.Discovery.Sha256)})},
+	))
+}

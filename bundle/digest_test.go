@@ -182,3 +182,22 @@ func TestWitnessDigestStreams(t *testing.T) {
 		}
 	}
 }
+
+// Bundle.Attestation, from the four members, is Attestation of the whole document
+// the bundle writes, for bundles with and without each optional part.
+func TestBundleAttestation(t *testing.T) {
+	bundles := []*bundle.Bundle{testkit.Signed("https://host.example"), testkit.Unsigned("https://host.example"), {}}
+	for _, b := range testkit.SpecRepoBundles() {
+		bundles = append(bundles, b)
+	}
+	for i, b := range bundles {
+		want, err := bundle.Attestation(b.Value())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.Attestation()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("bundle %d: %s, want %s (%v)", i, got, want, err)
+		}
+	}
+}
