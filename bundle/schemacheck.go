@@ -481,14 +481,40 @@ func (c *schemaChecker) claimedProfiles(v Value) {
 }
 
 // firstDuplicate finds the first item equal to an earlier one (i < j), as
-// "uniqueItems" reports it: the smallest j, then the smallest i.
+// "uniqueItems" reports it: the smallest j, then the smallest i. Beyond a few
+// items it compares canonical forms through a map, so that a hostile array of a
+// million claims costs a million steps, not a million squared.
 func firstDuplicate(items []Value) (int, int, bool) {
-	for j := 1; j < len(items); j++ {
-		for i := 0; i < j; i++ {
-			if Equal(items[i], items[j]) {
-				return i, j, true
+	if len(items) <= 20 {
+		for j := 1; j < len(items); j++ {
+			for i := 0; i < j; i++ {
+				if Equal(items[i], items[j]) {
+					return i, j, true
+				}
 			}
 		}
+		return 0, 0, false
+	}
+	// Equal values have equal canonical forms and unequal ones differ (numbers as
+	// ECMAScript writes them, -0 as 0, members sorted); an item that cannot be
+	// written canonically is compared one by one.
+	first := make(map[string]int, len(items))
+	var odd []int // items without a canonical form
+	for j, item := range items {
+		text, err := Canonical(item)
+		if err != nil {
+			for _, i := range odd {
+				if Equal(items[i], item) {
+					return i, j, true
+				}
+			}
+			odd = append(odd, j)
+			continue
+		}
+		if i, ok := first[string(text)]; ok {
+			return i, j, true
+		}
+		first[string(text)] = j
 	}
 	return 0, 0, false
 }

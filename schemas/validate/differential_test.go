@@ -233,3 +233,29 @@ func TestPatternsAgreeWithECMA(t *testing.T) {
 		}
 	}
 }
+
+// uniqueItems over long arrays, where CheckSchema compares canonical forms
+// through a map: the same first pair as the validator, wherever the twins are,
+// and whatever their member order.
+func TestCheckSchemaUniqueItemsLong(t *testing.T) {
+	base := fresh(t)
+	profile := func(i int) string {
+		return fmt.Sprintf(`{"id":"openwop-p%d","evidenceTier":"self","witnessCount":%d,"certified":false}`, i, i%3)
+	}
+	for _, n := range []int{21, 40, 300} {
+		for _, twin := range [][2]int{{0, 1}, {0, n - 1}, {5, 20}, {n - 2, n - 1}, {-1, -1}} {
+			items := make([]string, n)
+			for i := range items {
+				items[i] = profile(i)
+			}
+			if twin[0] >= 0 {
+				// the same value, members in another order
+				items[twin[1]] = fmt.Sprintf(`{"certified":false,"witnessCount":%d,"evidenceTier":"self","id":"openwop-p%d"}`, twin[0]%3, twin[0])
+			}
+			both(t, set(t, base, "claimedProfiles", "["+strings.Join(items, ",")+"]"))
+		}
+	}
+	// numbers equal as values, written differently
+	both(t, set(t, base, "claimedProfiles", `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,1.0e0]`))
+	both(t, set(t, base, "claimedProfiles", `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,-0]`))
+}
