@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
@@ -199,5 +200,33 @@ func TestBundleAttestation(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("bundle %d: %s, want %s (%v)", i, got, want, err)
 		}
+	}
+}
+
+// Clone copies a parsed tree into memory of its own: equal, sharing no string
+// with the input copy the reader made.
+func TestValueClone(t *testing.T) {
+	v, err := bundle.ParseIJSON([]byte(`{"a":["x",{"b":"yy","c":[]}],"d":{},"e":1.5,"f":true,"g":null,"h":"\u00e9\n"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v.Clone()
+	if !bundle.Equal(v, c) {
+		t.Fatal("the clone differs")
+	}
+	want, _ := bundle.Canonical(v)
+	got, _ := bundle.Canonical(c)
+	if string(got) != string(want) {
+		t.Fatalf("canonical %s, want %s", got, want)
+	}
+	a, _ := v.Path("a")
+	ca, _ := c.Path("a")
+	if &a.Items()[0] == &ca.Items()[0] {
+		t.Error("the clone shares the items")
+	}
+	s, _ := a.Items()[0].Str()
+	cs, _ := ca.Items()[0].Str()
+	if unsafe.StringData(s) == unsafe.StringData(cs) {
+		t.Error("the clone shares a string")
 	}
 }

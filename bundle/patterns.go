@@ -5,9 +5,10 @@ import "strings"
 // The schema's patterns (schema.go) as plain Go. Each is anchored at both ends but
 // the requirement id's, which only constrains a prefix; every character class is
 // ASCII, so counting bytes counts the ECMA-262 u-flag code points the patterns
-// count. TestPatternsAgreeWithECMA (package schemas/validate) compares each with
-// the ECMA-262 engine on the corpus ids and on strings built to sit on each
-// boundary.
+// count. In package schemas/validate, TestPatternsAgreeWithECMA compares the
+// exported ones with the ECMA-262 engine on the corpus ids and on strings built to
+// sit on each boundary, and TestCheckSchemaAgrees the others, through the schema,
+// on values at their edges.
 
 // isSHA256Hex matches SHA256HexPattern, ^[0-9a-f]{64}$.
 func isSHA256Hex(s string) bool {
