@@ -230,3 +230,20 @@ func TestValueClone(t *testing.T) {
 		t.Error("the clone shares a string")
 	}
 }
+
+// The tree's strings share the reader's own copy of the input, never the
+// caller's bytes: changing them after the parse changes nothing in the tree.
+func TestParseKeepsNoReferenceToInput(t *testing.T) {
+	data := []byte(`{"id":"openwop.requirement.x","list":["abc","d\u00e9f"]}`)
+	v, err := bundle.ParseIJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := bundle.Canonical(v)
+	for i := range data {
+		data[i] = 'z'
+	}
+	if after, _ := bundle.Canonical(v); string(after) != string(before) {
+		t.Errorf("the tree changed with the input: %s, was %s", after, before)
+	}
+}
