@@ -35,12 +35,13 @@ func (b *Bundle) Seal() error {
 		}
 		b.Discovery.Sha256 = sum
 	}
-	witness, err := WitnessDigest(b.Value())
+	v := b.Value()
+	witness, err := WitnessDigest(v)
 	if err != nil {
 		return err
 	}
 	b.WitnessSha256 = witness
-	b.Raw = b.Value()
+	b.Raw = v.With("witnessSha256", StringValue(witness)) // as b.Value() now writes it
 	return nil
 }
 

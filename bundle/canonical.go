@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"math"
 	"slices"
 	"strconv"
@@ -34,19 +35,46 @@ func AppendCanonical(dst []byte, v Value) ([]byte, error) {
 	return w.out, err
 }
 
-// CanonicalSHA256 returns the lowercase hex SHA-256 of the canonical form of v.
+// CanonicalSHA256 returns the lowercase hex SHA-256 of the canonical form of v. The
+// form streams into the hash through a small buffer; it is never held whole.
 func CanonicalSHA256(v Value) (string, error) {
-	b, err := Canonical(v)
-	if err != nil {
+	w := newHashWriter()
+	if err := w.value(v); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return w.sum(), nil
 }
+
+// flushAt is how much canonical text a hashing writer buffers before it feeds
+// the hash.
+const flushAt = 16 << 10
 
 type canonWriter struct {
 	out   []byte
 	order []int // member-order scratch, shared by all objects (sorted, then consumed)
+
+	// sink, when set, takes the text whenever out holds flushAt bytes or more, so
+	// that out stays small; sum feeds it the rest.
+	sink hash.Hash
+}
+
+func newHashWriter() *canonWriter {
+	return &canonWriter{out: make([]byte, 0, flushAt+4<<10), sink: sha256.New()}
+}
+
+func (w *canonWriter) flush() {
+	if w.sink != nil && len(w.out) >= flushAt {
+		w.sink.Write(w.out)
+		w.out = w.out[:0]
+	}
+}
+
+// sum feeds the hash what is left and returns its lowercase hex digest.
+func (w *canonWriter) sum() string {
+	w.sink.Write(w.out)
+	w.out = w.out[:0]
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(w.sink.Sum(sum[:0]))
 }
 
 func (w *canonWriter) value(v Value) error {
@@ -55,24 +83,26 @@ func (w *canonWriter) value(v Value) error {
 	case Null:
 		w.out = append(w.out, "null"...)
 	case Bool:
-		w.out = strconv.AppendBool(w.out, v.boolean)
+		w.out = strconv.AppendBool(w.out, v.n != 0)
 	case Number:
-		w.out, err = AppendNumber(w.out, v.num)
+		w.out, err = AppendNumber(w.out, v.num())
 	case String:
-		w.out, err = AppendString(w.out, v.str)
+		w.out, err = AppendString(w.out, v.str())
+		w.flush()
 	case Array:
 		w.out = append(w.out, '[')
-		for i := range v.items {
+		items := v.Items()
+		for i := range items {
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}
-			if err = w.value(v.items[i]); err != nil {
+			if err = w.value(items[i]); err != nil {
 				return err
 			}
 		}
 		w.out = append(w.out, ']')
 	case Object:
-		err = w.object(v.members)
+		err = w.object(v.Members())
 	}
 	return err
 }
@@ -103,6 +133,7 @@ func (w *canonWriter) object(members []Member) error {
 		if err = w.value(members[idx].Value); err != nil {
 			return err
 		}
+		w.flush()
 	}
 	w.out = append(w.out, '}')
 	return nil
@@ -150,9 +181,16 @@ func firstUnits(r rune) uint32 {
 // It refuses s that is not valid UTF-8 (a lone surrogate cannot be encoded).
 func AppendString(dst []byte, s string) ([]byte, error) {
 	const hexDigits = "0123456789abcdef"
+	// Fast path: printable ASCII without quotes (the common case) is copied whole.
+	plain := plainPrefix(s)
+	if plain == len(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"'), nil
+	}
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c >= 0x80 {
 			r, size := utf8.DecodeRuneInString(s[i:])

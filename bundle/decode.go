@@ -100,6 +100,12 @@ func Decode(root Value) (*Bundle, []Problem) {
 				Blocked:      int(d.integer(t, "/results/totals", "blocked", true)),
 			}
 		}
+		if reqs, ok := v.Get("requirements"); ok && reqs.Kind() == Array {
+			n := reqs.Len()
+			b.Results.Requirements = make([]Row, 0, n)
+			d.ints = make([]int64, 0, n)
+			d.texts = make([]string, 0, n/4)
+		}
 		d.each(v, "/results", "requirements", true, func(item Value, ptr string) {
 			b.Results.Requirements = append(b.Results.Requirements, d.row(item, ptr))
 		})
@@ -131,7 +137,31 @@ func Decode(root Value) (*Bundle, []Problem) {
 	return b, d.problems
 }
 
-type decoder struct{ problems []Problem }
+type decoder struct {
+	problems []Problem
+
+	// Slabs for the rows' optional members: one allocation for many rows.
+	ints  []int64
+	texts []string
+}
+
+// intPtr returns a pointer to a copy of n, taken from the slab.
+func (d *decoder) intPtr(n int64) *int64 {
+	if len(d.ints) == cap(d.ints) {
+		d.ints = make([]int64, 0, 64)
+	}
+	d.ints = append(d.ints, n)
+	return &d.ints[len(d.ints)-1]
+}
+
+// strPtr returns a pointer to a copy of s, taken from the slab.
+func (d *decoder) strPtr(s string) *string {
+	if len(d.texts) == cap(d.texts) {
+		d.texts = make([]string, 0, 64)
+	}
+	d.texts = append(d.texts, s)
+	return &d.texts[len(d.texts)-1]
+}
 
 func (d *decoder) add(ptr, format string, args ...any) {
 	d.problems = append(d.problems, Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
@@ -263,12 +293,10 @@ func (d *decoder) row(item Value, ptr string) Row {
 		d.add(ptr+"/result", "%q is not one of %s", r.Result, strings.Join(Results, ", "))
 	}
 	if item.Has("assertions") {
-		n := d.integer(item, ptr, "assertions", false)
-		r.Assertions = &n
+		r.Assertions = d.intPtr(d.integer(item, ptr, "assertions", false))
 	}
 	if item.Has("detail") {
-		s := d.str(item, ptr, "detail", false)
-		r.Detail = &s
+		r.Detail = d.strPtr(d.str(item, ptr, "detail", false))
 	}
 	if ev, ok := d.object(item, ptr, "evidence", false); ok {
 		r.Evidence = d.evidence(ev, ptr+"/evidence")

@@ -56,9 +56,94 @@ func WitnessPreimage(root Value) Value {
 }
 
 // WitnessDigest returns the lowercase hex SHA-256 of the canonical witness preimage
-// of the document root.
+// of the document root. It writes the preimage's canonical form straight into the
+// hash, without building the projected rows: the same bytes as
+// CanonicalSHA256(WitnessPreimage(root)) (TestWitnessDigestStreams).
 func WitnessDigest(root Value) (string, error) {
-	return CanonicalSHA256(WitnessPreimage(root))
+	reqs, _ := root.Path("results", "requirements")
+	rows := reqs.Items()
+	ids := make([]string, len(rows))
+	order := make([]int32, len(rows))
+	for i, r := range rows {
+		id, _ := r.Get("id")
+		ids[i], _ = id.Str()
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return CompareUTF16(ids[a], ids[b]) })
+
+	host, _ := root.Get("host")
+	relax, hasRelax := host.Get("relaxations")
+	hasRelax = hasRelax && relax.Kind() == Array && relax.Len() > 0
+	deployment, hasDeployment := host.Get("deployment")
+	wrapped := hasRelax || hasDeployment
+
+	w := newHashWriter()
+	if wrapped {
+		// {"deployment", "relaxations", "rows"}: the canonical order of the names.
+		w.out = append(w.out, '{')
+		if hasDeployment {
+			w.out = append(w.out, `"deployment":`...)
+			if err := w.value(deployment); err != nil {
+				return "", err
+			}
+			w.out = append(w.out, ',')
+		}
+		if hasRelax {
+			w.out = append(w.out, `"relaxations":`...)
+			if err := w.value(relax); err != nil {
+				return "", err
+			}
+			w.out = append(w.out, ',')
+		}
+		w.out = append(w.out, `"rows":`...)
+	}
+	w.out = append(w.out, '[')
+	for i, idx := range order {
+		if i > 0 {
+			w.out = append(w.out, ',')
+		}
+		if err := w.projectedRow(rows[idx]); err != nil {
+			return "", err
+		}
+	}
+	w.out = append(w.out, ']')
+	if wrapped {
+		w.out = append(w.out, '}')
+	}
+	return w.sum(), nil
+}
+
+// witnessMembers are the members a row keeps in the witness preimage, in canonical
+// (UTF-16) order.
+var witnessMembers = [...]string{"assertions", "detail", "evidence", "id", "result", "scenario"}
+
+// projectedRow writes the canonical form of a row projected as WitnessPreimage
+// projects it.
+func (w *canonWriter) projectedRow(r Value) error {
+	if r.Kind() != Object {
+		return w.value(r)
+	}
+	w.out = append(w.out, '{')
+	first := true
+	for _, name := range witnessMembers {
+		v, ok := r.Get(name)
+		if !ok {
+			continue
+		}
+		if !first {
+			w.out = append(w.out, ',')
+		}
+		first = false
+		w.out = append(w.out, '"')
+		w.out = append(w.out, name...)
+		w.out = append(w.out, '"', ':')
+		if err := w.value(v); err != nil {
+			return err
+		}
+	}
+	w.out = append(w.out, '}')
+	w.flush()
+	return nil
 }
 
 // DiscoveryDigest returns the lowercase hex SHA-256 of the canonical form of a
@@ -85,4 +170,16 @@ func Attestation(root Value) ([]byte, error) {
 	add("suite.version", "suite", "version")
 	add("discovery.sha256", "discovery", "sha256")
 	return Canonical(ObjectValue(members...))
+}
+
+// Attestation returns the bytes an Ed25519 signature over b covers: the same as
+// Attestation(b.Value()), built from the four members alone rather than the whole
+// document (TestBundleAttestation).
+func (b *Bundle) Attestation() ([]byte, error) {
+	return Attestation(ObjectValue(
+		Member{"witnessSha256", StringValue(b.WitnessSha256)},
+		Member{"host", ObjectValue(Member{"build", b.Host.Build.Value()})},
+		Member{"suite", ObjectValue(Member{"version", StringValue(b.Suite.Version)})},
+		Member{"discovery", ObjectValue(Member{"sha256", StringValue(b.Discovery.Sha256)})},
+	))
 }

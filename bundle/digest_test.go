@@ -2,9 +2,13 @@ package bundle_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
@@ -126,5 +130,120 @@ func TestSealedBundleRoundTrips(t *testing.T) {
 	}
 	if w, _ := bundle.WitnessDigest(parsed.Raw); w != b.WitnessSha256 {
 		t.Errorf("witness %s, sealed %s", w, b.WitnessSha256)
+	}
+}
+
+// hashOf is the digest computed the plain way: the whole canonical text, then
+// SHA-256.
+func hashOf(t *testing.T, v bundle.Value) string {
+	t.Helper()
+	b, err := bundle.Canonical(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// WitnessDigest streams the preimage's canonical form into the hash without
+// building it, and CanonicalSHA256 streams through a small buffer: both give the
+// digest of the whole text, on every corpus bundle and on shapes at the edges
+// (rows that are not objects, ids that are not strings or repeat, texts longer
+// than the buffer, wrappers).
+func TestWitnessDigestStreams(t *testing.T) {
+	long := strings.Repeat("é\u2028x", 20_000)
+	docs := []string{
+		`{}`,
+		`{"results":{"requirements":"x"}}`,
+		`{"results":{"requirements":[]}}`,
+		`{"host":{"relaxations":[]},"results":{"requirements":[1,"a",null,{"id":3},{"id":"b","detail":"` + long + `"},{"id":"a","x":1,"scenario":"s"},{"id":"a","result":"r"}]}}`,
+		`{"host":{"deployment":null},"results":{"requirements":[{"id":"\ud83d\ude00"},{"id":"\uffff"}]}}`,
+		`{"host":{"relaxations":[{"a":"` + long + `"}],"deployment":"colocated-companion"},"results":{"requirements":[{"id":"z","evidence":{"b":1,"a":[` + strings.Repeat(`"`+strings.Repeat("ab\\n", 30)+`",`, 400) + `0]}}]}}`,
+		`{"host":"x","results":{"requirements":[{"id":"a","assertions":1e21,"detail":"\u0001"}]}}`,
+	}
+	files, _ := filepath.Glob(filepath.Join(testkit.CorpusDir(t), "evidence", "*", "*.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(data))
+	}
+	for i, d := range docs {
+		root := mustParse(t, d)
+		got, err := bundle.WitnessDigest(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := hashOf(t, bundle.WitnessPreimage(root)); got != want {
+			t.Errorf("document %d: WitnessDigest %s, the preimage hashes to %s", i, got, want)
+		}
+		if got, _ := bundle.CanonicalSHA256(root); got != hashOf(t, root) {
+			t.Errorf("document %d: CanonicalSHA256 differs from the hash of Canonical", i)
+		}
+	}
+}
+
+// Bundle.Attestation, from the four members, is Attestation of the whole document
+// the bundle writes, for bundles with and without each optional part.
+func TestBundleAttestation(t *testing.T) {
+	bundles := []*bundle.Bundle{testkit.Signed("https://host.example"), testkit.Unsigned("https://host.example"), {}}
+	for _, b := range testkit.SpecRepoBundles() {
+		bundles = append(bundles, b)
+	}
+	for i, b := range bundles {
+		want, err := bundle.Attestation(b.Value())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.Attestation()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("bundle %d: %s, want %s (%v)", i, got, want, err)
+		}
+	}
+}
+
+// Clone copies a parsed tree into memory of its own: equal, sharing no string
+// with the input copy the reader made.
+func TestValueClone(t *testing.T) {
+	v, err := bundle.ParseIJSON([]byte(`{"a":["x",{"b":"yy","c":[]}],"d":{},"e":1.5,"f":true,"g":null,"h":"\u00e9\n"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v.Clone()
+	if !bundle.Equal(v, c) {
+		t.Fatal("the clone differs")
+	}
+	want, _ := bundle.Canonical(v)
+	got, _ := bundle.Canonical(c)
+	if string(got) != string(want) {
+		t.Fatalf("canonical %s, want %s", got, want)
+	}
+	a, _ := v.Path("a")
+	ca, _ := c.Path("a")
+	if &a.Items()[0] == &ca.Items()[0] {
+		t.Error("the clone shares the items")
+	}
+	s, _ := a.Items()[0].Str()
+	cs, _ := ca.Items()[0].Str()
+	if unsafe.StringData(s) == unsafe.StringData(cs) {
+		t.Error("the clone shares a string")
+	}
+}
+
+// The tree's strings share the reader's own copy of the input, never the
+// caller's bytes: changing them after the parse changes nothing in the tree.
+func TestParseKeepsNoReferenceToInput(t *testing.T) {
+	data := []byte(`{"id":"openwop.requirement.x","list":["abc","d\u00e9f"]}`)
+	v, err := bundle.ParseIJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := bundle.Canonical(v)
+	for i := range data {
+		data[i] = 'z'
+	}
+	if after, _ := bundle.Canonical(v); string(after) != string(before) {
+		t.Errorf("the tree changed with the input: %s, was %s", after, before)
 	}
 }

@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"fmt"
-	"regexp"
 )
 
 // Durability rungs, lowest first. Only the first is derivable from rows today.
@@ -18,9 +17,8 @@ var Rungs = []string{RungDurableSingleInstance, RungDurableMultiInstance, RungMu
 const rungPrefix = "openwop.requirement.0158."
 
 var (
-	rungRows     = []string{"kill-after-accept", "kill-during-execution", "duplicate-delivery", "poison-exhaustion", "bound-is-derived"}
-	killRows     = []string{"kill-after-accept", "kill-during-execution"}
-	recoveryName = regexp.MustCompile(RecoveryNamePattern)
+	rungRows = []string{"kill-after-accept", "kill-during-execution", "duplicate-delivery", "poison-exhaustion", "bound-is-derived"}
+	killRows = []string{"kill-after-accept", "kill-during-execution"}
 )
 
 // DeriveRung derives the durability rung the signed rows support
@@ -84,7 +82,7 @@ func recoveryBounds(r *Row) (map[string]int64, error) {
 	}
 	bounds := make(map[string]int64, len(rbs))
 	for _, rb := range rbs {
-		if !recoveryName.MatchString(rb.Class) {
+		if !IsRecoveryName(rb.Class) {
 			return nil, fmt.Errorf("row %s: recovery class %q is not a valid class name", where, rb.Class)
 		}
 		if _, dup := bounds[rb.Class]; dup {

@@ -126,20 +126,49 @@ func (r ResultSet) value() Value {
 		Member{"inapplicable", IntValue(int64(t.Inapplicable))},
 		Member{"blocked", IntValue(int64(t.Blocked))},
 	)
+	// One slab for every row's members: a bundle is built several times while it
+	// is minted, and a row is a handful of members.
+	n := 0
+	for i := range r.Requirements {
+		n += r.Requirements[i].memberCount()
+	}
+	slab := make([]Member, 0, n)
 	rows := make([]Value, len(r.Requirements))
-	for i, row := range r.Requirements {
-		rows[i] = row.Value()
+	for i := range r.Requirements {
+		start := len(slab)
+		slab = r.Requirements[i].appendMembers(slab)
+		rows[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
 	}
 	return ObjectValue(Member{"totals", totals}, Member{"requirements", ArrayValue(rows...)})
 }
 
 // Value encodes the row as {id, scenario, result, assertions?, detail?, evidence?}.
 func (r Row) Value() Value {
-	m := []Member{
-		{"id", StringValue(r.ID)},
-		{"scenario", StringValue(r.Scenario)},
-		{"result", StringValue(r.Result)},
+	return ObjectValue(r.appendMembers(make([]Member, 0, r.memberCount()))...)
+}
+
+// memberCount is how many members Value writes.
+func (r *Row) memberCount() int {
+	n := 3
+	if r.Assertions != nil {
+		n++
 	}
+	if r.Detail != nil {
+		n++
+	}
+	if r.Evidence != nil {
+		n++
+	}
+	return n
+}
+
+// appendMembers appends the members Value writes, in order.
+func (r *Row) appendMembers(m []Member) []Member {
+	m = append(m,
+		Member{"id", StringValue(r.ID)},
+		Member{"scenario", StringValue(r.Scenario)},
+		Member{"result", StringValue(r.Result)},
+	)
 	if r.Assertions != nil {
 		m = append(m, Member{"assertions", IntValue(*r.Assertions)})
 	}
@@ -149,7 +178,7 @@ func (r Row) Value() Value {
 	if r.Evidence != nil {
 		m = append(m, Member{"evidence", r.Evidence.Value()})
 	}
-	return ObjectValue(m...)
+	return m
 }
 
 // Value encodes row evidence with the members that are set.

@@ -49,12 +49,13 @@ const MaxDepth = 512
 // Memory budget. The tree the reader builds is bounded in proportion to its input:
 // at most BudgetPerByte bytes per input byte plus BudgetBase, counting every value
 // slot, member slot, string and duplicate-name index it allocates, and the growth
-// of its own scratch stacks. Past the budget the reader stops with RefuseTooLarge,
-// before the memory is taken. Real bundles need 3 to 9 bytes per input byte (the
-// corpus test asserts they stay well inside); a text built to be expensive, such as
-// a million empty objects in one array, is refused instead of taking gigabytes.
+// of its own scratch stacks, and the one copy of the input its strings share. Past
+// the budget the reader stops with RefuseTooLarge, before the memory is taken. Real
+// bundles need 2 to 3 bytes per input byte (the corpus test asserts they stay well
+// inside); a text built to be expensive, such as a million empty objects in one
+// array, is refused instead of taking gigabytes.
 const (
-	BudgetPerByte = 16
+	BudgetPerByte = 8
 	BudgetBase    = 4 << 20
 )
 
@@ -78,11 +79,19 @@ var (
 //   - a tree that would need more than MemoryBudget(len(data)) bytes.
 //
 // Leading and trailing JSON whitespace is allowed. A member named "__proto__" is data.
+//
+// The strings of the tree share one copy of the input (those without escapes are
+// slices of it), so a string kept from the tree keeps the whole copy alive: clone
+// it (strings.Clone) to keep it longer than the tree.
 func ParseIJSON(data []byte) (Value, error) {
 	p := parser{data: data, budget: MemoryBudget(len(data))}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return Value{}, p.fail(0, RefuseByteOrderMark, "the text starts with a UTF-8 byte-order mark, which JSON does not allow")
 	}
+	if err := p.charge(stringCost(len(data))); err != nil {
+		return Value{}, err
+	}
+	p.src = string(data)
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -97,6 +106,7 @@ func ParseIJSON(data []byte) (Value, error) {
 
 type parser struct {
 	data []byte
+	src  string // a copy of data: strings without escapes are slices of it
 	pos  int
 	buf  []byte // scratch for strings with escapes
 
@@ -118,20 +128,27 @@ func (p *parser) charge(n int64) error {
 	return nil
 }
 
-// stringCost is what the allocator takes for a string of n bytes: nothing for an
-// empty one, at least a 16-byte block, and up to an eighth more for the size class.
-func stringCost(n int) int64 {
-	if n == 0 {
+// allocCost is what the allocator takes for a block of n bytes: nothing for an
+// empty one, at least 16 bytes, a multiple of 16 up to 128 bytes, and up to an
+// eighth more beyond for the size class.
+func allocCost(n int64) int64 {
+	switch {
+	case n == 0:
 		return 0
+	case n <= 128:
+		return (n + 15) &^ 15
 	}
-	return int64(max(n, 16) + n/8)
+	return n + n/8
 }
+
+// stringCost is what the allocator takes for a string of n bytes.
+func stringCost(n int) int64 { return allocCost(int64(n)) }
 
 // pushMember appends to the member stack, charging each new backing array.
 func (p *parser) pushMember(m Member) error {
 	if len(p.members) == cap(p.members) {
 		grown := 2*cap(p.members) + 16
-		if err := p.charge(int64(grown) * memberSize); err != nil {
+		if err := p.charge(allocCost(int64(grown) * memberSize)); err != nil {
 			return err
 		}
 		p.members = append(make([]Member, 0, grown), p.members...)
@@ -144,7 +161,7 @@ func (p *parser) pushMember(m Member) error {
 func (p *parser) pushItem(v Value) error {
 	if len(p.items) == cap(p.items) {
 		grown := 2*cap(p.items) + 16
-		if err := p.charge(int64(grown) * valueSize); err != nil {
+		if err := p.charge(allocCost(int64(grown) * valueSize)); err != nil {
 			return err
 		}
 		p.items = append(make([]Value, 0, grown), p.items...)
@@ -202,11 +219,11 @@ func (p *parser) value(depth int) (Value, error) {
 		return p.array(depth + 1)
 	case '"':
 		s, err := p.string()
-		return Value{kind: String, str: s}, err
+		return StringValue(s), err
 	case 't':
-		return p.literal("true", Value{kind: Bool, boolean: true})
+		return p.literal("true", BoolValue(true))
 	case 'f':
-		return p.literal("false", Value{kind: Bool})
+		return p.literal("false", BoolValue(false))
 	case 'n':
 		return p.literal("null", Value{})
 	default:
@@ -240,7 +257,7 @@ func (p *parser) object(depth int) (Value, error) {
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return Value{kind: Object, members: noMembers}, nil
+		return Value{kind: Object}, nil
 	}
 	base := len(p.members)
 	defer func() {
@@ -288,12 +305,12 @@ func (p *parser) object(depth int) (Value, error) {
 		case '}':
 			p.pos++
 			n := len(p.members) - base
-			if err := p.charge(int64(n) * memberSize); err != nil {
+			if err := p.charge(allocCost(int64(n) * memberSize)); err != nil {
 				return Value{}, err
 			}
 			members := make([]Member, n)
 			copy(members, p.members[base:])
-			return Value{kind: Object, members: members}, nil
+			return ObjectValue(members...), nil
 		default:
 			return Value{}, p.unexpected("',' or '}'")
 		}
@@ -340,7 +357,7 @@ func (p *parser) array(depth int) (Value, error) {
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return Value{kind: Array, items: noItems}, nil
+		return Value{kind: Array}, nil
 	}
 	base := len(p.items)
 	defer func() {
@@ -366,12 +383,12 @@ func (p *parser) array(depth int) (Value, error) {
 		case ']':
 			p.pos++
 			n := len(p.items) - base
-			if err := p.charge(int64(n) * valueSize); err != nil {
+			if err := p.charge(allocCost(int64(n) * valueSize)); err != nil {
 				return Value{}, err
 			}
 			items := make([]Value, n)
 			copy(items, p.items[base:])
-			return Value{kind: Array, items: items}, nil
+			return ArrayValue(items...), nil
 		default:
 			return Value{}, p.unexpected("',' or ']'")
 		}
@@ -384,20 +401,11 @@ func (p *parser) string() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: printable ASCII up to the closing quote.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			if err := p.charge(stringCost(p.pos - start)); err != nil {
-				return "", err
-			}
-			s := string(p.data[start:p.pos])
-			p.pos++
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			break
-		}
+	p.pos += plainPrefix(p.src[p.pos:])
+	if p.pos < len(p.data) && p.data[p.pos] == '"' {
+		s := p.src[start:p.pos] // shares the copy of the input: nothing to allocate
 		p.pos++
+		return s, nil
 	}
 	p.buf = append(p.buf[:0], p.data[start:p.pos]...)
 	for {
@@ -548,11 +556,11 @@ func (p *parser) number() (Value, error) {
 		}
 		if lit[0] == '-' {
 			if n == 0 {
-				return Value{kind: Number, num: math.Copysign(0, -1)}, nil
+				return NumberValue(math.Copysign(0, -1)), nil
 			}
 			n = -n
 		}
-		return Value{kind: Number, num: float64(n)}, nil
+		return NumberValue(float64(n)), nil
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if math.IsInf(f, 0) {
@@ -564,7 +572,7 @@ func (p *parser) number() (Value, error) {
 	if integral && math.Abs(f) > MaxSafeInteger {
 		return Value{}, p.fail(start, RefuseIntegerRange, "integer %s is beyond ±(2^53−1), which I-JSON cannot carry exactly", lit)
 	}
-	return Value{kind: Number, num: f}, nil
+	return NumberValue(f), nil
 }
 
 func (p *parser) digits() bool {

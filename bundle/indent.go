@@ -5,7 +5,7 @@ package bundle
 // empty arrays and objects as [] and {}. Scalars are written as in canonical JSON.
 // This is the layout of bundle files on disk.
 func Indent(v Value) ([]byte, error) {
-	w := indentWriter{out: make([]byte, 0, 4096)}
+	w := indentWriter{out: make([]byte, 0, indentSize(v, 0)+1)}
 	if err := w.value(v, 0); err != nil {
 		return nil, err
 	}
@@ -13,6 +13,40 @@ func Indent(v Value) ([]byte, error) {
 }
 
 type indentWriter struct{ out []byte }
+
+// indentSize is about what Indent writes for v at depth (escapes and long numbers
+// aside), so that the output is allocated once rather than grown by doubling.
+func indentSize(v Value, depth int) int {
+	switch v.Kind() {
+	case Null, Bool:
+		return 5
+	case Number:
+		return 24
+	case String:
+		return int(v.n) + 2
+	case Array:
+		items := v.Items()
+		if len(items) == 0 {
+			return 2
+		}
+		n := 2 + 2*depth + 1
+		for _, item := range items {
+			n += 2 + 2*(depth+1) + indentSize(item, depth+1)
+		}
+		return n
+	case Object:
+		members := v.Members()
+		if len(members) == 0 {
+			return 2
+		}
+		n := 2 + 2*depth + 1
+		for _, m := range members {
+			n += 2 + 2*(depth+1) + len(m.Name) + 4 + indentSize(m.Value, depth+1)
+		}
+		return n
+	}
+	return 0
+}
 
 func (w *indentWriter) newline(depth int) {
 	w.out = append(w.out, '\n')
@@ -25,34 +59,47 @@ func (w *indentWriter) value(v Value, depth int) error {
 	var err error
 	switch v.kind {
 	case Array:
-		if len(v.items) == 0 {
+		items := v.Items()
+		if len(items) == 0 {
 			w.out = append(w.out, '[', ']')
 			return nil
 		}
 		w.out = append(w.out, '[')
-		for i := range v.items {
+		for i := range items {
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}
 			w.newline(depth + 1)
-			if err = w.value(v.items[i], depth+1); err != nil {
+			if err = w.value(items[i], depth+1); err != nil {
 				return err
 			}
 		}
 		w.newline(depth)
 		w.out = append(w.out, ']')
 	case Object:
-		if len(v.members) == 0 {
+		members := v.Members()
+		if len(members) == 0 {
 			w.out = append(w.out, '{', '}')
 			return nil
 		}
 		w.out = append(w.out, '{')
-		seen := make(map[string]struct{}, len(v.members))
-		for i, m := range v.members {
-			if _, dup := seen[m.Name]; dup {
+		var seen map[string]struct{} // only for large objects: small ones are scanned
+		if len(members) > 16 {
+			seen = make(map[string]struct{}, len(members))
+		}
+		for i, m := range members {
+			dup := false
+			if seen != nil {
+				_, dup = seen[m.Name]
+				seen[m.Name] = struct{}{}
+			} else {
+				for _, earlier := range members[:i] {
+					dup = dup || earlier.Name == m.Name
+				}
+			}
+			if dup {
 				return &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + m.Name}
 			}
-			seen[m.Name] = struct{}{}
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}

@@ -17,7 +17,7 @@ const (
 // The negative lookahead refuses every id minted from a corpus-coherence file: those
 // run in the spec repository's CI and must never appear in a host bundle. Go's
 // regexp cannot run a lookahead, so only schema validation (package schemas, with
-// an ECMA-262 engine) checks it.
+// an ECMA-262 engine) and IsRequirementID, its Go form, check it.
 const RequirementIDPattern = `^openwop\.(?!it\.(?:` +
 	`artifact-schema-compile-bounded|` +
 	`artifact-type-legacy-ids|` +

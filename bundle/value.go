@@ -1,6 +1,10 @@
 package bundle
 
-import "math"
+import (
+	"math"
+	"strings"
+	"unsafe"
+)
 
 // Kind is the JSON type of a Value.
 type Kind uint8
@@ -41,13 +45,15 @@ func (k Kind) String() string {
 // member whose value is JSON null is present with a Null value.
 //
 // Numbers are kept as the IEEE 754 double that ECMAScript's JSON.parse would produce.
+//
+// A Value is three words: a pointer (to the string's bytes, the first item or the
+// first member), a length (or the number's bits, or the boolean), and the kind. A
+// bundle holds tens of thousands of values, so their size is most of the memory a
+// parsed bundle takes.
 type Value struct {
-	kind    Kind
-	boolean bool
-	num     float64
-	str     string
-	items   []Value
-	members []Member
+	ptr  unsafe.Pointer
+	n    uint64
+	kind Kind
 }
 
 // Member is one name/value pair of an object.
@@ -60,32 +66,33 @@ type Member struct {
 func NullValue() Value { return Value{} }
 
 // BoolValue returns a JSON boolean.
-func BoolValue(b bool) Value { return Value{kind: Bool, boolean: b} }
+func BoolValue(b bool) Value {
+	if b {
+		return Value{kind: Bool, n: 1}
+	}
+	return Value{kind: Bool}
+}
 
 // NumberValue returns a JSON number. Non-finite numbers are refused when written.
-func NumberValue(f float64) Value { return Value{kind: Number, num: f} }
+func NumberValue(f float64) Value { return Value{kind: Number, n: math.Float64bits(f)} }
 
 // IntValue returns a JSON number holding an integer.
-func IntValue(i int64) Value { return Value{kind: Number, num: float64(i)} }
+func IntValue(i int64) Value { return NumberValue(float64(i)) }
 
 // StringValue returns a JSON string.
-func StringValue(s string) Value { return Value{kind: String, str: s} }
+func StringValue(s string) Value {
+	return Value{kind: String, ptr: unsafe.Pointer(unsafe.StringData(s)), n: uint64(len(s))}
+}
 
 // ArrayValue returns a JSON array of the given items. The slice is not copied.
 func ArrayValue(items ...Value) Value {
-	if items == nil {
-		items = []Value{}
-	}
-	return Value{kind: Array, items: items}
+	return Value{kind: Array, ptr: unsafe.Pointer(unsafe.SliceData(items)), n: uint64(len(items))}
 }
 
 // ObjectValue returns a JSON object with members in the given order. The slice is
 // not copied. Duplicate names are refused when the value is written.
 func ObjectValue(members ...Member) Value {
-	if members == nil {
-		members = []Member{}
-	}
-	return Value{kind: Object, members: members}
+	return Value{kind: Object, ptr: unsafe.Pointer(unsafe.SliceData(members)), n: uint64(len(members))}
 }
 
 // StringsValue returns a JSON array of strings.
@@ -104,10 +111,23 @@ func (v Value) Kind() Kind { return v.kind }
 func (v Value) IsNull() bool { return v.kind == Null }
 
 // Bool returns the boolean and whether v is one.
-func (v Value) Bool() (bool, bool) { return v.boolean, v.kind == Bool }
+func (v Value) Bool() (bool, bool) { return v.kind == Bool && v.n != 0, v.kind == Bool }
 
 // Float returns the number and whether v is one.
-func (v Value) Float() (float64, bool) { return v.num, v.kind == Number }
+func (v Value) Float() (float64, bool) {
+	if v.kind != Number {
+		return 0, false
+	}
+	return math.Float64frombits(v.n), true
+}
+
+// num returns the number v holds (0 for any other kind).
+func (v Value) num() float64 {
+	if v.kind != Number {
+		return 0
+	}
+	return math.Float64frombits(v.n)
+}
 
 // MaxSafeInteger is 2^53−1, the largest integer I-JSON allows.
 const MaxSafeInteger = 1<<53 - 1
@@ -115,27 +135,66 @@ const MaxSafeInteger = 1<<53 - 1
 // Int returns the number as an integer, and whether v is a number with an integral
 // value within ±(2^53−1).
 func (v Value) Int() (int64, bool) {
-	if v.kind != Number || v.num != math.Trunc(v.num) || math.Abs(v.num) > MaxSafeInteger {
+	f := v.num()
+	if v.kind != Number || f != math.Trunc(f) || math.Abs(f) > MaxSafeInteger {
 		return 0, false
 	}
-	return int64(v.num), true
+	return int64(f), true
 }
 
 // Str returns the string and whether v is one.
-func (v Value) Str() (string, bool) { return v.str, v.kind == String }
+func (v Value) Str() (string, bool) {
+	if v.kind != String {
+		return "", false
+	}
+	return v.str(), true
+}
+
+// str returns the string v holds; v must be a String.
+func (v Value) str() string { return unsafe.String((*byte)(v.ptr), int(v.n)) }
 
 // Items returns the elements of an array (nil for any other kind).
-func (v Value) Items() []Value { return v.items }
+func (v Value) Items() []Value {
+	if v.kind != Array {
+		return nil
+	}
+	if v.n == 0 {
+		return noItems
+	}
+	return unsafe.Slice((*Value)(v.ptr), int(v.n))
+}
 
 // Members returns the members of an object in document order (nil for any other kind).
-func (v Value) Members() []Member { return v.members }
+func (v Value) Members() []Member {
+	if v.kind != Object {
+		return nil
+	}
+	if v.n == 0 {
+		return noMembers
+	}
+	return unsafe.Slice((*Member)(v.ptr), int(v.n))
+}
+
+// Len returns the number of items of an array or members of an object, the length
+// in bytes of a string, and 0 for any other kind.
+func (v Value) Len() int {
+	switch v.kind {
+	case String, Array, Object:
+		return int(v.n)
+	}
+	return 0
+}
 
 // Get returns the value of the member called name and whether it is present.
 // It reports false when v is not an object.
 func (v Value) Get(name string) (Value, bool) {
-	for i := range v.members {
-		if v.members[i].Name == name {
-			return v.members[i].Value, true
+	if v.kind != Object {
+		return Value{}, false
+	}
+	members := v.Members()
+	for i := range members {
+		if members[i].Name == name {
+			return members[i].Value, true
 		}
 	}
 	return Value{}, false
@@ -163,26 +222,27 @@ func (v Value) Path(names ...string) (Value, bool) {
 // With returns a copy of the object v with the member name set to val: replaced in
 // place when present, appended otherwise. v itself is not modified.
 func (v Value) With(name string, val Value) Value {
-	members := make([]Member, len(v.members), len(v.members)+1)
-	copy(members, v.members)
+	old := v.Members()
+	members := make([]Member, len(old), len(old)+1)
+	copy(members, old)
 	for i := range members {
 		if members[i].Name == name {
 			members[i].Value = val
-			return Value{kind: Object, members: members}
+			return ObjectValue(members...)
 		}
 	}
-	return Value{kind: Object, members: append(members, Member{name, val})}
+	return ObjectValue(append(members, Member{name, val})...)
 }
 
 // Without returns a copy of the object v without the member name.
 func (v Value) Without(name string) Value {
-	members := make([]Member, 0, len(v.members))
-	for _, m := range v.members {
+	members := make([]Member, 0, v.Len())
+	for _, m := range v.Members() {
 		if m.Name != name {
 			members = append(members, m)
 		}
 	}
-	return Value{kind: Object, members: members}
+	return ObjectValue(members...)
 }
 
 // Equal reports whether a and b are the same JSON value: same kind, same numbers,
@@ -195,26 +255,27 @@ func Equal(a, b Value) bool {
 	case Null:
 		return true
 	case Bool:
-		return a.boolean == b.boolean
+		return (a.n != 0) == (b.n != 0)
 	case Number:
-		return a.num == b.num
+		return a.num() == b.num()
 	case String:
-		return a.str == b.str
+		return a.str() == b.str()
 	case Array:
-		if len(a.items) != len(b.items) {
+		ai, bi := a.Items(), b.Items()
+		if len(ai) != len(bi) {
 			return false
 		}
-		for i := range a.items {
-			if !Equal(a.items[i], b.items[i]) {
+		for i := range ai {
+			if !Equal(ai[i], bi[i]) {
 				return false
 			}
 		}
 		return true
 	case Object:
-		if len(a.members) != len(b.members) {
+		if a.n != b.n {
 			return false
 		}
-		for _, m := range a.members {
+		for _, m := range a.Members() {
 			bv, ok := b.Get(m.Name)
 			if !ok || !Equal(m.Value, bv) {
 				return false
@@ -223,4 +284,34 @@ func Equal(a, b Value) bool {
 		return true
 	}
 	return false
+}
+
+// Clone returns a deep copy of v that shares no memory with it: its own strings
+// (a string of a parsed tree keeps the whole input alive), items and members.
+func (v Value) Clone() Value {
+	switch v.kind {
+	case String:
+		return StringValue(strings.Clone(v.str()))
+	case Array:
+		items := v.Items()
+		if len(items) == 0 {
+			return ArrayValue()
+		}
+		out := make([]Value, len(items))
+		for i, item := range items {
+			out[i] = item.Clone()
+		}
+		return ArrayValue(out...)
+	case Object:
+		members := v.Members()
+		if len(members) == 0 {
+			return ObjectValue()
+		}
+		out := make([]Member, len(members))
+		for i, m := range members {
+			out[i] = Member{Name: strings.Clone(m.Name), Value: m.Value.Clone()}
+		}
+		return ObjectValue(out...)
+	}
+	return v
 }

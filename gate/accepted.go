@@ -49,6 +49,27 @@ func ExpandIDs(args []string) ([]string, error) {
 	return out, nil
 }
 
+// RowFilter returns what a Loader (Loader.KeepRow) must keep of each bundle for
+// Accepted to decide req: the rows for its requirement ids (the RFC's,
+// --require's and --require-corpus's) and the legs under them.
+func (req AcceptedRequest) RowFilter() func(bundle.Row) bool {
+	var ids []string
+	if req.RFC != nil {
+		for _, q := range req.RFC.Requirements {
+			ids = append(ids, q.ID)
+		}
+	}
+	ids = append(append(ids, req.Require...), req.RequireCorpus...)
+	return func(row bundle.Row) bool {
+		for _, id := range ids {
+			if row.ID == id || (len(row.ID) > len(id) && row.ID[len(id)] == '.' && strings.HasPrefix(row.ID, id)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // Accepted decides the Accepted predicate (RFC 0174 §B.1, with the host-evidence
 // rules of spec §8.1) criterion by criterion.
 func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {

@@ -38,6 +38,19 @@ func (q Query) Matches(row bundle.Row) bool {
 	return false
 }
 
+// RowFilter returns what a Loader (Loader.KeepRow) must keep of each bundle for
+// TakeCensus to answer the queries: the rows any of them matches.
+func RowFilter(queries []Query) func(bundle.Row) bool {
+	return func(row bundle.Row) bool {
+		for _, q := range queries {
+			if q.Matches(row) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // Census is which bundles carry rows for the queries.
 type Census struct {
 	Dir        string          `json:"dir"`

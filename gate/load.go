@@ -8,16 +8,26 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/detach"
 	"github.com/certcut/certcut/internal/panics"
+	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/verify"
 )
 
 // Entry is one bundle file, read and judged once.
+//
+// Bundle holds the facts of the bundle, not its parse tree: the typed members
+// (strings copied out of the input), the rows the Loader keeps (Loader.KeepRow),
+// each without its Raw value, and the discovery document, one copy per distinct
+// content. Bundle.Raw is empty and Bundle.Detail nil: the tree is dropped once the
+// bundle is judged, so that a run over thousands of bundles keeps kilobytes per
+// bundle, not the file.
 type Entry struct {
 	File   string
 	Sha256 string
@@ -68,9 +78,16 @@ type Loader struct {
 	// Progress, when set, is called after each file with the count done and the
 	// total; calls are serialized.
 	Progress func(done, total int)
+	// KeepRow, when set, says which rows of results.requirements an Entry keeps
+	// (the rows the caller will ask about: a census's queries, a gate's
+	// requirement ids); nil keeps every row. The egress-guard row
+	// (profiles.EgressGuardRow), which the gate's qualification reads in every
+	// bundle, is always kept. Verdicts are made on the whole bundle either way.
+	KeepRow func(bundle.Row) bool
 
 	mu    sync.Mutex
 	cache map[string]*judged
+	docs  map[string]*bundle.Value // discovery documents by canonical digest
 }
 
 // ErrNoBundles is returned by LoadDir for a directory without *.json files.
@@ -189,13 +206,85 @@ func (l *Loader) judge(sum string, data []byte) *judged {
 	if err != nil {
 		j.err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
 	} else {
-		j.bundle = b
 		j.verdict = verify.Bundle(b, problems, l.Options)
+		detach.Strings(j.verdict)
+		j.bundle = l.facts(b, j.verdict.DiscoveryRecomputed)
 	}
 	l.mu.Lock()
 	l.cache[sum] = j
 	l.mu.Unlock()
 	return j
+}
+
+// facts returns what an Entry keeps of a judged bundle: its typed members with
+// their own strings, the rows KeepRow keeps without their Raw values, no Raw
+// tree, and the discovery document shared among bundles whose documents have the
+// same canonical digest (docDigest, from the verdict; "" when it could not be
+// computed, and then the document is copied on its own).
+func (l *Loader) facts(b *bundle.Bundle, docDigest string) *bundle.Bundle {
+	f := *b
+	f.Raw = bundle.Value{}
+	f.Detail = nil // a view of the rows, which nothing reads from an Entry
+	var rows []bundle.Row
+	for _, r := range b.Results.Requirements {
+		if l.KeepRow == nil || l.KeepRow(r) || r.ID == profiles.EgressGuardRow {
+			r.Raw = bundle.Value{}
+			// The decoder takes these from slabs shared by all the rows.
+			if r.Assertions != nil {
+				n := *r.Assertions
+				r.Assertions = &n
+			}
+			if r.Detail != nil {
+				d := *r.Detail
+				r.Detail = &d
+			}
+			rows = append(rows, r)
+		}
+	}
+	f.Results.Requirements = slices.Clone(rows) // exactly as long as the rows kept
+	doc := f.Discovery.Document
+	f.Discovery.Document = nil
+	detach.Strings(&f)
+	if doc != nil {
+		f.Discovery.Document = l.sharedDocument(*doc, docDigest)
+	}
+	return &f
+}
+
+// sharedDocument returns the loader's copy of a discovery document with the given
+// canonical digest, making it on first sight.
+func (l *Loader) sharedDocument(doc bundle.Value, digest string) *bundle.Value {
+	if digest == "" {
+		c := doc.Clone()
+		return &c
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.docs == nil {
+		l.docs = map[string]*bundle.Value{}
+	}
+	if d, ok := l.docs[digest]; ok {
+		return d
+	}
+	c := doc.Clone()
+	l.docs[digest] = &c
+	return &c
+}
+
+// Reload reads the entry's file again and returns the whole bundle, parse tree
+// and every row, for the rare check that needs more than an Entry keeps (a
+// colocated companion verified again under its primary's published key). It fails
+// when the file cannot be read or no longer has the entry's content.
+func (l *Loader) Reload(e *Entry) (*bundle.Bundle, error) {
+	data, err := bundle.ReadFile(e.File)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.Sha256 {
+		return nil, fmt.Errorf("%s changed while it was being judged", e.File)
+	}
+	b, _, err := bundle.Parse(data)
+	return b, err
 }
 
 // Judged reports how many distinct contents the loader has judged.

@@ -362,17 +362,25 @@ func (r *Repo) tierCheck(a *assessment) check {
 
 // samePayloadOtherURL returns another loaded bundle that carries e's signed
 // payload under another discovery.url: a copy whose URL was changed, which no
-// history of e's own file shows.
+// history of e's own file shows. The payloads are indexed once per run.
 func (r *Repo) samePayloadOtherURL(e *Entry) *Entry {
-	mine, err := bundle.Attestation(e.Bundle.Raw)
+	r.byPayloadOnce.Do(func() {
+		r.byPayload = map[string][]*Entry{}
+		for _, o := range r.Entries {
+			if o.Bundle == nil {
+				continue
+			}
+			if p, err := o.Bundle.Attestation(); err == nil {
+				r.byPayload[string(p)] = append(r.byPayload[string(p)], o)
+			}
+		}
+	})
+	mine, err := e.Bundle.Attestation()
 	if err != nil {
 		return nil
 	}
-	for _, o := range r.Entries {
-		if o == e || o.Bundle == nil || o.Bundle.Discovery.URL == e.Bundle.Discovery.URL {
-			continue
-		}
-		if theirs, err := bundle.Attestation(o.Bundle.Raw); err == nil && string(theirs) == string(mine) {
+	for _, o := range r.byPayload[string(mine)] {
+		if o != e && o.Bundle.Discovery.URL != e.Bundle.Discovery.URL {
 			return o
 		}
 	}
@@ -540,9 +548,14 @@ func (r *Repo) attributable(ce, pe *Entry) bool {
 	v, ok := r.pairing[cacheKey]
 	r.mu.Unlock()
 	if !ok {
+		// The entry keeps the companion's facts, not its tree: judge it whole.
+		whole, err := r.Loader.Reload(ce)
+		if err != nil {
+			return false
+		}
 		opts := verify.Options{Registry: r.Loader.Options.Registry, VerifierKeys: r.Loader.Options.VerifierKeys, Keyring: r.Loader.Options.Keyring,
 			HostKeys: keys.Set{{Key: pub, KeyID: entry.KeyID, Source: keys.SourceDiscovery, Origin: pe.File + " discovery.document", RetiredAt: entry.RetiredAt}}}
-		v = verify.Bundle(comp, nil, opts)
+		v = verify.Bundle(whole, nil, opts)
 		r.mu.Lock()
 		r.pairing[cacheKey] = v
 		r.mu.Unlock()

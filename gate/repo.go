@@ -69,6 +69,9 @@ type Repo struct {
 	// normalised holds each entry's discovery document in the canonical form
 	// companion pairing compares ("" when it has none).
 	normalised map[*Entry]string
+	// byPayload indexes Entries by their signed payload (samePayloadOtherURL).
+	byPayloadOnce sync.Once
+	byPayload     map[string][]*Entry
 }
 
 // InputError is a policy or evidence file that exists but cannot be used; the CLI

@@ -14,6 +14,7 @@ import (
 	"github.com/certcut/certcut/internal/testkit"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/schemas"
+	"github.com/certcut/certcut/schemas/validate"
 )
 
 func entry(name, id string) keys.KeyringEntry {
@@ -169,7 +170,7 @@ func TestKeyringMatchesItsSchema(t *testing.T) {
 	if err := json.Unmarshal(raw, &head); err != nil || head.ID != keys.KeyringSchemaID {
 		t.Fatalf("$id %q, want %q (%v)", head.ID, keys.KeyringSchemaID, err)
 	}
-	v, err := schemas.Compile("keyring")
+	v, err := validate.Compile("keyring")
 	if err != nil {
 		t.Fatal(err)
 	}

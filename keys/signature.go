@@ -105,7 +105,7 @@ func CountersignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error
 }
 
 func signAttestation(b *bundle.Bundle, s signature.Signer) (string, error) {
-	payload, err := bundle.Attestation(b.Value())
+	payload, err := b.Attestation() // = bundle.Attestation(b.Value()), without building the document
 	if err != nil {
 		return "", err
 	}

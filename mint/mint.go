@@ -10,8 +10,8 @@ package mint
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -409,7 +409,7 @@ func missingSignature(r verify.Rejection) bool {
 // from an input (the discovery document, a row's evidence, a bundle to sign).
 func Encode(b *bundle.Bundle) ([]byte, error) {
 	v := b.Value()
-	if err := checkNumbers(v, ""); err != nil {
+	if err := checkNumbers(v); err != nil {
 		return nil, err
 	}
 	return bundle.Indent(v)
@@ -417,30 +417,45 @@ func Encode(b *bundle.Bundle) ([]byte, error) {
 
 // checkNumbers finds the first number of v that would not read back under the
 // I-JSON rules once written.
-func checkNumbers(v bundle.Value, ptr string) error {
-	switch v.Kind() {
-	case bundle.Number:
-		text, err := bundle.Canonical(v)
-		if err == nil {
-			_, err = bundle.ParseIJSON(text)
-		}
-		if err != nil {
-			return &InputError{Msg: fmt.Sprintf("the number at %s cannot be written as I-JSON: it is written %s, an integer beyond ±(2^53−1) that every I-JSON reader (and so every verifier) refuses; it comes from %s: write it there as a string or as a smaller number", pointerOrRoot(ptr), text, numberSource(ptr))}
-		}
-	case bundle.Array:
-		for i, item := range v.Items() {
-			if err := checkNumbers(item, ptr+"/"+strconv.Itoa(i)); err != nil {
-				return err
+func checkNumbers(v bundle.Value) error {
+	var path []pathToken
+	var walk func(v bundle.Value) error
+	walk = func(v bundle.Value) error {
+		switch v.Kind() {
+		case bundle.Number:
+			if f, _ := v.Float(); f == math.Trunc(f) && math.Abs(f) <= bundle.MaxSafeInteger || f != math.Trunc(f) && !math.IsNaN(f) {
+				return nil // written as a safe integer or with a fraction: reads back
+			}
+			where := (&scrubber{path: path}).pointer()
+			text, err := bundle.Canonical(v)
+			if err == nil {
+				_, err = bundle.ParseIJSON(text)
+			}
+			if err != nil {
+				return &InputError{Msg: fmt.Sprintf("the number at %s cannot be written as I-JSON: it is written %s, an integer beyond ±(2^53−1) that every I-JSON reader (and so every verifier) refuses; it comes from %s: write it there as a string or as a smaller number", where, text, numberSource(where))}
+			}
+		case bundle.Array:
+			for i, item := range v.Items() {
+				path = append(path, pathToken{index: i})
+				err := walk(item)
+				path = path[:len(path)-1]
+				if err != nil {
+					return err
+				}
+			}
+		case bundle.Object:
+			for _, m := range v.Members() {
+				path = append(path, pathToken{name: m.Name, index: -1})
+				err := walk(m.Value)
+				path = path[:len(path)-1]
+				if err != nil {
+					return err
+				}
 			}
 		}
-	case bundle.Object:
-		for _, m := range v.Members() {
-			if err := checkNumbers(m.Value, ptr+"/"+escapePointer(m.Name)); err != nil {
-				return err
-			}
-		}
+		return nil
 	}
-	return nil
+	return walk(v)
 }
 
 func numberSource(ptr string) string {

@@ -477,3 +477,52 @@ func TestMintSkippedFloorRowDoesNotCertify(t *testing.T) {
 		t.Errorf("denials %q", denial)
 	}
 }
+
+// mint500 is the input of the mint-versus-verify benchmarks: the first 500 rows of
+// a corpus bundle, with its discovery document and build, as a suite run would
+// hand them to mint.
+func mint500(b *testing.B) (mint.Input, *keys.Signer) {
+	dir := testkit.CorpusDir(b)
+	data, err := os.ReadFile(filepath.Join(dir, "evidence", "v2-host-bundles", "openwop-workflow-engine-2.45.30-7643ddb8e.json"))
+	if err != nil {
+		b.Skip(err)
+	}
+	orig, _, _ := bundle.Parse(data)
+	d, _ := discovery.FromValue(*orig.Discovery.Document, orig.Discovery.URL)
+	s := hostSigner(b)
+	rows := orig.Results.Requirements[:500]
+	return mint.Input{
+		Rows: rows, Discovery: d, Build: orig.Host.Build, Suite: orig.Suite,
+		EvidenceTier: bundle.TierSelf, Registry: profiles.Default(), GeneratedAt: fixedTime, KeyID: orig.Host.SigningKeyID, KeyPEM: s.PEM,
+		Env: os.Environ(),
+	}, s
+}
+
+// BenchmarkMint500: minting 500 rows, everything mint does (assemble, seal, scrub,
+// sign, encode, self-check). Compare with BenchmarkVerifyMinted500: the goal is at
+// most 1.5× (docs/performance.md).
+func BenchmarkMint500(b *testing.B) {
+	in, s := mint500(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := mintBytes(b, in, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyMinted500: verifying what BenchmarkMint500 produces.
+func BenchmarkVerifyMinted500(b *testing.B) {
+	in, s := mint500(b)
+	data, _, _, err := mintBytes(b, in, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := verify.Options{HostKeys: keys.Set{s.Key(in.KeyID)}, Registry: in.Registry}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := verify.Parse(data, opts); err != nil || v.Outcome != verify.Verified {
+			b.Fatal(err, v.Rejections)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/certcut/certcut/bundle"
 )
@@ -100,7 +101,7 @@ func PEMSecrets(pemText []byte) []string {
 // repeats the secret it removed.
 func Scrub(v bundle.Value, secrets []string) (bundle.Value, []string) {
 	s := scrubber{secrets: secrets}
-	out := s.value(v, "")
+	out := s.value(v)
 	return out, s.where
 }
 
@@ -115,6 +116,27 @@ func ScrubText(text string, secrets []string) string {
 type scrubber struct {
 	secrets []string
 	where   []string
+	path    []pathToken // where the walk is; spelled as a pointer only for a hit
+}
+
+// pathToken is a member name, or an array index when index >= 0.
+type pathToken struct {
+	name  string
+	index int
+}
+
+// pointer spells the current path as a JSON pointer, "/" for the root.
+func (s *scrubber) pointer() string {
+	var sb strings.Builder
+	for _, t := range s.path {
+		sb.WriteByte('/')
+		if t.index >= 0 {
+			sb.WriteString(strconv.Itoa(t.index))
+		} else {
+			sb.WriteString(escapePointer(t.name))
+		}
+	}
+	return pointerOrRoot(sb.String())
 }
 
 func (s *scrubber) str(in string) (string, bool) {
@@ -128,39 +150,95 @@ func (s *scrubber) str(in string) (string, bool) {
 	return out, hit
 }
 
-func (s *scrubber) value(v bundle.Value, ptr string) bundle.Value {
+// value returns v scrubbed; v itself, sharing its memory, when nothing in it
+// changed.
+func (s *scrubber) value(v bundle.Value) bundle.Value {
 	switch v.Kind() {
 	case bundle.String:
 		str, _ := v.Str()
 		if out, hit := s.str(str); hit {
-			s.where = append(s.where, pointerOrRoot(ptr))
+			s.where = append(s.where, s.pointer())
 			return bundle.StringValue(out)
 		}
 		return v
 	case bundle.Array:
 		items := v.Items()
-		out := make([]bundle.Value, len(items))
+		var out []bundle.Value // made at the first change
 		for i, item := range items {
-			out[i] = s.value(item, ptr+"/"+strconv.Itoa(i))
+			s.path = append(s.path, pathToken{index: i})
+			sv := s.value(item)
+			s.path = s.path[:len(s.path)-1]
+			if out == nil && !same(sv, item) {
+				out = make([]bundle.Value, len(items))
+				copy(out, items[:i])
+			}
+			if out != nil {
+				out[i] = sv
+			}
+		}
+		if out == nil {
+			return v
 		}
 		return bundle.ArrayValue(out...)
 	case bundle.Object:
 		members := v.Members()
-		out := make([]bundle.Member, len(members))
+		var out []bundle.Member // made at the first change
 		for i, m := range members {
 			name, hit := s.str(m.Name)
+			s.path = append(s.path, pathToken{name: name, index: -1})
 			if hit {
-				s.where = append(s.where, pointerOrRoot(ptr+"/"+escapePointer(name))+" (member name)")
+				s.where = append(s.where, s.pointer()+" (member name)")
 			}
-			out[i] = bundle.Member{Name: name, Value: s.value(m.Value, ptr+"/"+escapePointer(name))}
+			sv := s.value(m.Value)
+			s.path = s.path[:len(s.path)-1]
+			if out == nil && (hit || !same(sv, m.Value)) {
+				out = make([]bundle.Member, len(members))
+				copy(out, members[:i])
+			}
+			if out != nil {
+				out[i] = bundle.Member{Name: name, Value: sv}
+			}
+		}
+		if out == nil {
+			return v
 		}
 		return bundle.ObjectValue(out...)
 	}
 	return v
 }
 
+// same reports whether a scrubbed value is the value it came from (value returns
+// its argument when nothing changed).
+func same(a, b bundle.Value) bool {
+	switch a.Kind() {
+	case bundle.String:
+		sa, _ := a.Str()
+		sb, _ := b.Str()
+		return b.Kind() == bundle.String && len(sa) == len(sb) && unsafe.StringData(sa) == unsafe.StringData(sb)
+	case bundle.Array:
+		ia, ib := a.Items(), b.Items()
+		return b.Kind() == bundle.Array && len(ia) == len(ib) && (len(ia) == 0 || &ia[0] == &ib[0])
+	case bundle.Object:
+		ma, mb := a.Members(), b.Members()
+		return b.Kind() == bundle.Object && len(ma) == len(mb) && (len(ma) == 0 || &ma[0] == &mb[0])
+	}
+	return true // numbers, booleans and null are never changed
+}
+
+// escapePointer escapes a JSON pointer token (RFC 6901).
 func escapePointer(name string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	if !strings.ContainsAny(name, "~/") {
+		return name
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+// unescapePointer undoes escapePointer.
+func unescapePointer(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
 func pointerOrRoot(p string) string {
@@ -214,7 +292,7 @@ func BindingAt(ptr string) bundle.Binding {
 	var prefixes []string
 	path := ""
 	for _, seg := range segments {
-		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		seg = unescapePointer(seg)
 		if _, err := strconv.Atoi(seg); err == nil && path != "" {
 			path += "[]"
 		} else if path == "" {

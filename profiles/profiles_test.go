@@ -3,6 +3,7 @@ package profiles_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -125,5 +126,27 @@ func TestEmbeddedMatchesCorpus(t *testing.T) {
 			!slices.Equal(p.Predicate.Metadata, e.Predicate.Metadata) || !slices.Equal(p.FloorScenarios, e.FloorScenarios) {
 			t.Errorf("profile %s differs from the corpus registry", p.ID)
 		}
+	}
+}
+
+// Default is the embedded registry file, read by Parse: the generated literal
+// (default_gen.go) has not drifted from v2-profiles.json, and each call returns a
+// copy of its own.
+func TestDefaultIsTheEmbeddedRegistry(t *testing.T) {
+	data, err := os.ReadFile("v2-profiles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := profiles.Parse(data, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := profiles.Default()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("profiles.Default() differs from v2-profiles.json: run go generate ./profiles\n got %#v\nwant %#v", got, want)
+	}
+	got.Profiles[0].FloorScenarios[0] = "changed"
+	if profiles.Default().Profiles[0].FloorScenarios[0] == "changed" {
+		t.Error("Default returns shared memory")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/verify"
@@ -24,22 +25,26 @@ var reportCSS string
 //go:embed report.js
 var reportJS string
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"keyParts":  KeyParts,
-	"rungParts": RungParts,
-	"iso":       isoHTML,
-	"isoText":   Isolate,
-	"val":       valueHTML,
-	"tag":       tagHTML,
-	"parts":     partsHTML,
-	"label":     labelHTML,
-	"partsText": partsText,
-	"meaning":   VerdictMeaning,
-	"withdrawn": Withdrawn,
-	"lower":     func(o verify.Outcome) string { return strings.ToLower(string(o)) },
-	"join":      strings.Join,
-	"add":       func(a, b int) int { return a + b },
-}).Parse(reportTemplate))
+// reportTmpl is parsed on first use: html/template is not worth its start-up cost
+// to the commands that never write a report.
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"keyParts":  KeyParts,
+		"rungParts": RungParts,
+		"iso":       isoHTML,
+		"isoText":   Isolate,
+		"val":       valueHTML,
+		"tag":       tagHTML,
+		"parts":     partsHTML,
+		"label":     labelHTML,
+		"partsText": partsText,
+		"meaning":   VerdictMeaning,
+		"withdrawn": Withdrawn,
+		"lower":     func(o verify.Outcome) string { return strings.ToLower(string(o)) },
+		"join":      strings.Join,
+		"add":       func(a, b int) int { return a + b },
+	}).Parse(reportTemplate))
+})
 
 // HTMLOptions describe the page.
 type HTMLOptions struct {
@@ -90,7 +95,7 @@ func WriteHTML(w io.Writer, reviews []*Review, opts HTMLOptions) error {
 		data.Matrix = buildMatrix(reviews)
 	}
 	var buf bytes.Buffer
-	if err := reportTmpl.Execute(&buf, data); err != nil {
+	if err := reportTmpl().Execute(&buf, data); err != nil {
 		return err
 	}
 	_, err := w.Write(buf.Bytes())

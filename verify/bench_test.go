@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,6 +16,21 @@ import (
 // largestCorpusBundle returns the bytes of the largest corpus bundle and its key.
 func largestCorpusBundle(b *testing.B) ([]byte, keys.PublicKey) {
 	best, data := testkit.LargestCorpusBundle(b)
+	return withKey(b, best, data)
+}
+
+// referenceCorpusBundle returns the bytes of the reference host's bundle (the one
+// the whole-process comparison in bench/ verifies) and its key.
+func referenceCorpusBundle(b *testing.B) ([]byte, keys.PublicKey) {
+	path := filepath.Join(testkit.CorpusDir(b), "evidence", "v2-host-bundles", "openwop-host-v2-reference.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return withKey(b, path, data)
+}
+
+func withKey(b *testing.B, best string, data []byte) ([]byte, keys.PublicKey) {
 	dir := testkit.CorpusDir(b)
 	parsed, _, err := bundle.Parse(data)
 	if err != nil {
@@ -32,6 +48,16 @@ func largestCorpusBundle(b *testing.B) ([]byte, keys.PublicKey) {
 // signature, witness and discovery digests, derivability and attribution.
 func BenchmarkVerifyLargest(b *testing.B) {
 	data, key := largestCorpusBundle(b)
+	benchVerify(b, data, key)
+}
+
+// BenchmarkVerifyReference: the same for the reference host's bundle (132 KB).
+func BenchmarkVerifyReference(b *testing.B) {
+	data, key := referenceCorpusBundle(b)
+	benchVerify(b, data, key)
+}
+
+func benchVerify(b *testing.B, data []byte, key keys.PublicKey) {
 	opts := verify.Options{HostKeys: keys.Set{key}, Registry: profiles.Default()}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -47,6 +73,16 @@ func BenchmarkVerifyLargest(b *testing.B) {
 // file into any, checking nothing.
 func BenchmarkDecodeAnyLargest(b *testing.B) {
 	data, _ := largestCorpusBundle(b)
+	benchDecodeAny(b, data)
+}
+
+// BenchmarkDecodeAnyReference: the yardstick for BenchmarkVerifyReference.
+func BenchmarkDecodeAnyReference(b *testing.B) {
+	data, _ := referenceCorpusBundle(b)
+	benchDecodeAny(b, data)
+}
+
+func benchDecodeAny(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -11,7 +11,6 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
-	"github.com/certcut/certcut/schemas"
 )
 
 // Options is the verification policy: the keys the caller trusts and the profile
@@ -69,9 +68,9 @@ func Parse(data []byte, opts Options) (*Verdict, error) {
 	return Bundle(b, problems, opts), nil
 }
 
-// Bundle judges a decoded bundle. The document (b.Raw) is validated against the
-// embedded bundle v3 JSON Schema (package schemas); each failure is a schema
-// rejection naming its JSON pointer. problems are the decoder's findings: every one
+// Bundle judges a decoded bundle. The document (b.Raw) is checked against the
+// bundle v3 JSON Schema (bundle.CheckSchema: the generated schema's checks, made
+// in Go); each failure is a schema rejection naming its JSON pointer. problems are the decoder's findings: every one
 // of them is also a schema failure, so they are reported only if the schema finds
 // nothing (which would be a bug in the schema, and must not hide a problem).
 func Bundle(b *bundle.Bundle, problems []bundle.Problem, opts Options) *Verdict {
@@ -219,10 +218,11 @@ func (c *checker) run(problems []bundle.Problem) {
 	c.attribute()
 }
 
-// schemaProblems returns the schema validator's findings, sorted by pointer; the
-// decoder's problems only when the validator has none (see Bundle).
+// schemaProblems returns the bundle schema's findings (bundle.CheckSchema, the
+// schema's checks in Go), sorted by pointer; the decoder's problems only when the
+// schema has none (see Bundle).
 func schemaProblems(root bundle.Value, decoded []bundle.Problem) []bundle.Problem {
-	if ps := schemas.Bundle().Validate(root); len(ps) > 0 {
+	if ps := bundle.CheckSchema(root); len(ps) > 0 {
 		return ps
 	}
 	return decoded

@@ -72,7 +72,7 @@ Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage 
 			if err != nil {
 				return err
 			}
-			loader := &gate.Loader{Options: opts, Progress: progress(cmd.ErrOrStderr(), "reading bundles")}
+			loader := &gate.Loader{Options: opts, Progress: progress(cmd.ErrOrStderr(), "reading bundles"), KeepRow: gate.RowFilter(queries)}
 			entries, err := loader.LoadDir(dir)
 			if err != nil {
 				return inputError(fmt.Errorf("--bundles: %w", err))

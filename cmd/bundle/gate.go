@@ -218,11 +218,13 @@ read, 4 usage error.`,
 			if err != nil {
 				return err
 			}
+			req := gate.AcceptedRequest{RFC: x, Require: ids, RequireCorpus: corpusIDs}
+			cfg.Loader.KeepRow = req.RowFilter()
 			r, err := openRepo(cfg)
 			if err != nil {
 				return err
 			}
-			rep := r.Accepted(context.Background(), gate.AcceptedRequest{RFC: x, Require: ids, RequireCorpus: corpusIDs})
+			rep := r.Accepted(context.Background(), req)
 			if err := renderReports(cmd.OutOrStdout(), format, []*gate.Report{rep}); err != nil {
 				return err
 			}

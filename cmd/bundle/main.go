@@ -15,6 +15,14 @@ import (
 )
 
 func main() {
+	// A soft limit on the heap, unless GOMEMLIMIT sets one: gate and census keep
+	// about 10 KiB of facts per bundle, and the collector's default headroom
+	// (twice the live heap) would take a run over tens of thousands of bundles
+	// past 512 MiB; near the limit it collects sooner instead. Small runs never
+	// come near it (docs/performance.md).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(384 << 20)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -92,35 +92,41 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 		return err
 	}
 	stdout := cmd.OutOrStdout()
-	results, ready := verifyFiles(cmd.InOrStdin(), files, opts)
 	worst := verify.Verified
-	for i, file := range files {
-		<-ready[i]
-		fv := results[i]
+	if f.json {
+		if _, err := io.WriteString(stdout, "[\n"); err != nil {
+			return err
+		}
+	}
+	var werr error
+	verifyFiles(cmd.InOrStdin(), files, opts, func(i int, fv fileVerdict) {
 		if fv.panicked != nil {
 			panic(fv.panicked)
 		}
 		if o := fv.outcome(); o.Severity() > worst.Severity() {
 			worst = o
 		}
+		if werr != nil {
+			return
+		}
 		if f.json {
-			continue
+			werr = writeJSONItem(stdout, fv, i == len(files)-1)
+			return
 		}
 		if fv.Verdict == nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: %s\n", file, fv.Error)
-			continue
+			fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: %s\n", files[i], fv.Error)
+			return
 		}
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		if err := render.WriteVerdict(stdout, file, fv.Verdict, versionString()); err != nil {
-			return err
-		}
+		werr = render.WriteVerdict(stdout, files[i], fv.Verdict, versionString())
+	})
+	if werr != nil {
+		return werr
 	}
 	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if _, err := io.WriteString(stdout, "]\n"); err != nil {
 			return err
 		}
 	}
@@ -130,36 +136,71 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 	return nil
 }
 
-// verifyFiles judges the files concurrently, one worker per CPU: each file is read
-// and verified on its own, and its slot of results is filled before ready[i] is
-// closed, so the caller can print in the order given while later files are still
-// being judged. A panic while judging a file is captured in its slot (panicked),
-// for the caller to re-raise, and the worker goes on with the next file.
-func verifyFiles(stdin io.Reader, files []string, opts verify.Options) ([]fileVerdict, []chan struct{}) {
-	results := make([]fileVerdict, len(files))
-	ready := make([]chan struct{}, len(files))
-	for i := range ready {
-		ready[i] = make(chan struct{})
+// writeJSONItem writes one verdict as an element of the indented JSON array
+// --json prints, exactly as encoding/json's indenting encoder writes the whole
+// array: two spaces before each element, a comma after all but the last.
+func writeJSONItem(w io.Writer, fv fileVerdict, last bool) error {
+	b, err := json.MarshalIndent(fv, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	sep := ",\n"
+	if last {
+		sep = "\n"
+	}
+	_, err = io.WriteString(w, "  "+string(b)+sep)
+	return err
+}
+
+// verifyFiles judges the files concurrently, one worker per CPU, and calls emit
+// with each file's result in the order given, in the caller's goroutine, as soon
+// as it and every file before it are judged. A result is dropped once emitted,
+// and workers run at most a few files ahead of emit, so a run over any number of
+// files holds a bounded number of verdicts (and parse trees). A panic while
+// judging a file is captured in its result (panicked), for emit to re-raise; the
+// worker goes on with the next file.
+func verifyFiles(stdin io.Reader, files []string, opts verify.Options, emit func(i int, fv fileVerdict)) {
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	window := 4 * workers // files judged or being judged, not yet emitted
+	type result struct {
+		i  int
+		fv fileVerdict
 	}
 	next := make(chan int)
+	done := make(chan result, window)
+	slots := make(chan struct{}, window)
 	go func() {
 		for i := range files {
+			slots <- struct{}{} // wait until a file before it is emitted
 			next <- i
 		}
 		close(next)
 	}()
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
+	for range workers {
 		go func() {
 			for i := range next {
+				var fv fileVerdict
 				func() {
-					defer close(ready[i])
-					defer panics.Capture(&results[i].panicked)
-					results[i] = verifyFile(stdin, files[i], opts)
+					defer panics.Capture(&fv.panicked)
+					fv = verifyFile(stdin, files[i], opts)
 				}()
+				done <- result{i, fv}
 			}
 		}()
 	}
-	return results, ready
+	pending := make(map[int]fileVerdict, window)
+	for i := 0; i < len(files); {
+		fv, ok := pending[i]
+		if !ok {
+			r := <-done
+			pending[r.i] = r.fv
+			continue
+		}
+		delete(pending, i)
+		emit(i, fv)
+		<-slots
+		i++
+	}
 }
 
 func (fv fileVerdict) outcome() verify.Outcome {

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/certcut/certcut/internal/limitedfile"
 )
@@ -87,23 +88,23 @@ type Requirement struct {
 }
 
 var (
-	statusRE     = regexp.MustCompile(`^ {0,3}\|\s*(?:\*\*|__)?Status:?(?:\*\*|__)?:?\s*\|([^|]*)`)
-	statusWordRE = regexp.MustCompile(`^[*_]*([A-Za-z][A-Za-z-]*)`)
-	updatedRE    = regexp.MustCompile(`^\|\s*\*\*Updated\*\*\s*\|(.*)$`)
-	rfcFieldRE   = regexp.MustCompile(`^\|\s*\*\*RFC\*\*\s*\|\s*(\d{4})`)
-	titleRE      = regexp.MustCompile(`^#\s+RFC\s+(\d{4})\s*[:—-]\s*(.*)$`)
-	boxRE        = regexp.MustCompile(`^- \[([ xX])\]`)
-	reasonRE     = regexp.MustCompile(`(?i)reason:|deferred:|phase 4`)
-	tableRowRE   = regexp.MustCompile(`^\|\s*\d+\s*\|`)
-	emptyEvidRE  = regexp.MustCompile(`(?i)^(—|-|tbd|pending|n/a)?$`)
-	tierLabelRE  = regexp.MustCompile(`(?i)tier[- ]?[123]|corpus gate`)
-	fullIDRE     = regexp.MustCompile(`openwop\.requirement\.[a-z0-9.-]+`)
-	codeSpanRE   = regexp.MustCompile("`([^`]+)`")
-	shortIDRE    = regexp.MustCompile(`^(\d{4})\.[a-z0-9][a-z0-9.-]*$`)
-	legIDRE      = regexp.MustCompile(`^\.[a-z0-9][a-z0-9.-]*$`)
-	wellFormedRE = regexp.MustCompile(`^openwop\.requirement\.(\d{4})\.[a-z0-9][a-z0-9.-]*[a-z0-9]$`)
-	separatorRE  = regexp.MustCompile(`^\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$`)
-	openGapRE    = regexp.MustCompile("\\|\\s*`open`")
+	statusRE     = lazyRegexp(`^ {0,3}\|\s*(?:\*\*|__)?Status:?(?:\*\*|__)?:?\s*\|([^|]*)`)
+	statusWordRE = lazyRegexp(`^[*_]*([A-Za-z][A-Za-z-]*)`)
+	updatedRE    = lazyRegexp(`^\|\s*\*\*Updated\*\*\s*\|(.*)$`)
+	rfcFieldRE   = lazyRegexp(`^\|\s*\*\*RFC\*\*\s*\|\s*(\d{4})`)
+	titleRE      = lazyRegexp(`^#\s+RFC\s+(\d{4})\s*[:—-]\s*(.*)$`)
+	boxRE        = lazyRegexp(`^- \[([ xX])\]`)
+	reasonRE     = lazyRegexp(`(?i)reason:|deferred:|phase 4`)
+	tableRowRE   = lazyRegexp(`^\|\s*\d+\s*\|`)
+	emptyEvidRE  = lazyRegexp(`(?i)^(—|-|tbd|pending|n/a)?$`)
+	tierLabelRE  = lazyRegexp(`(?i)tier[- ]?[123]|corpus gate`)
+	fullIDRE     = lazyRegexp(`openwop\.requirement\.[a-z0-9.-]+`)
+	codeSpanRE   = lazyRegexp("`([^`]+)`")
+	shortIDRE    = lazyRegexp(`^(\d{4})\.[a-z0-9][a-z0-9.-]*$`)
+	legIDRE      = lazyRegexp(`^\.[a-z0-9][a-z0-9.-]*$`)
+	wellFormedRE = lazyRegexp(`^openwop\.requirement\.(\d{4})\.[a-z0-9][a-z0-9.-]*[a-z0-9]$`)
+	separatorRE  = lazyRegexp(`^\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$`)
+	openGapRE    = lazyRegexp("\\|\\s*`open`")
 )
 
 // statusValue reads the Status cell: the first code span (`Accepted`), else the
@@ -116,15 +117,21 @@ func statusValue(cell string) string {
 		}
 		return ""
 	}
-	if m := statusWordRE.FindStringSubmatch(cell); m != nil {
+	if m := statusWordRE().FindStringSubmatch(cell); m != nil {
 		return m[1]
 	}
 	return ""
 }
 
+// lazyRegexp compiles the expression on first use: an RFC is read by the gate
+// commands alone, and every other command would pay the compilation at start-up.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // TierLabel returns the evidence-tier label the Updated field names ("tier-1",
 // "corpus gate"), or "".
-func TierLabel(updated string) string { return tierLabelRE.FindString(updated) }
+func TierLabel(updated string) string { return tierLabelRE().FindString(updated) }
 
 // ReadFile reads and parses an RFC file.
 func ReadFile(path string) (*RFC, error) {
@@ -146,18 +153,18 @@ func Parse(file, text string) *RFC {
 	for i, l := range lines {
 		n := i + 1
 		switch {
-		case r.Title == "" && titleRE.MatchString(l):
-			m := titleRE.FindStringSubmatch(l)
+		case r.Title == "" && titleRE().MatchString(l):
+			m := titleRE().FindStringSubmatch(l)
 			r.Title = strings.TrimSpace(m[2])
 			if r.Number == "" {
 				r.Number = m[1]
 			}
-		case r.StatusLine == 0 && statusRE.MatchString(l):
-			r.Status, r.StatusLine = statusValue(statusRE.FindStringSubmatch(l)[1]), n
-		case r.UpdatedLine == 0 && updatedRE.MatchString(l):
-			r.Updated, r.UpdatedLine = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(updatedRE.FindStringSubmatch(l)[1]), "|")), n
-		case r.Number == "" && rfcFieldRE.MatchString(l):
-			r.Number = rfcFieldRE.FindStringSubmatch(l)[1]
+		case r.StatusLine == 0 && statusRE().MatchString(l):
+			r.Status, r.StatusLine = statusValue(statusRE().FindStringSubmatch(l)[1]), n
+		case r.UpdatedLine == 0 && updatedRE().MatchString(l):
+			r.Updated, r.UpdatedLine = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(updatedRE().FindStringSubmatch(l)[1]), "|")), n
+		case r.Number == "" && rfcFieldRE().MatchString(l):
+			r.Number = rfcFieldRE().FindStringSubmatch(l)[1]
 		}
 	}
 	seen := map[string]int{}
@@ -226,17 +233,17 @@ func Parse(file, text string) *RFC {
 }
 
 func acceptanceItem(l string, line int) (AcceptanceItem, bool) {
-	if m := boxRE.FindStringSubmatch(l); m != nil {
+	if m := boxRE().FindStringSubmatch(l); m != nil {
 		ticked := m[1] != " "
-		return AcceptanceItem{Line: line, Kind: "box", Ticked: ticked, Reasoned: !ticked && reasonRE.MatchString(l), Text: clip(l)}, true
+		return AcceptanceItem{Line: line, Kind: "box", Ticked: ticked, Reasoned: !ticked && reasonRE().MatchString(l), Text: clip(l)}, true
 	}
-	if tableRowRE.MatchString(l) {
+	if tableRowRE().MatchString(l) {
 		cells := strings.Split(l, "|")
 		evidence := ""
 		if len(cells) > 3 {
 			evidence = strings.TrimSpace(cells[3])
 		}
-		named := !emptyEvidRE.MatchString(evidence)
+		named := !emptyEvidRE().MatchString(evidence)
 		return AcceptanceItem{Line: line, Kind: "table", Ticked: named, Text: clip(l)}, true
 	}
 	return AcceptanceItem{}, false
@@ -281,10 +288,10 @@ func tableRows(lines []string, sec [2]int) []int {
 	var out []int
 	for i := sec[0] + 1; i < sec[1]; i++ {
 		l := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(l, "|") || separatorRE.MatchString(l) {
+		if !strings.HasPrefix(l, "|") || separatorRE().MatchString(l) {
 			continue
 		}
-		if i+1 < sec[1] && separatorRE.MatchString(strings.TrimSpace(lines[i+1])) {
+		if i+1 < sec[1] && separatorRE().MatchString(strings.TrimSpace(lines[i+1])) {
 			continue
 		}
 		out = append(out, i)
@@ -329,14 +336,14 @@ func ExpandIDs(text string) []string {
 		id  string
 	}
 	var hits []hit
-	for _, m := range fullIDRE.FindAllStringIndex(text, -1) {
+	for _, m := range fullIDRE().FindAllStringIndex(text, -1) {
 		if id, ok := cleanFull(text, m[0], m[1]); ok {
 			hits = append(hits, hit{m[0], id})
 		}
 	}
-	for _, m := range codeSpanRE.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range codeSpanRE().FindAllStringSubmatchIndex(text, -1) {
 		span := strings.TrimSpace(text[m[2]:m[3]])
-		if shortIDRE.MatchString(span) || legIDRE.MatchString(span) {
+		if shortIDRE().MatchString(span) || legIDRE().MatchString(span) {
 			hits = append(hits, hit{m[2], span}) // resolved below, in order
 		}
 	}
@@ -347,15 +354,15 @@ func ExpandIDs(text string) []string {
 		id := h.id
 		switch {
 		case strings.HasPrefix(id, RequirementPrefix):
-		case shortIDRE.MatchString(id):
+		case shortIDRE().MatchString(id):
 			id = RequirementPrefix + id
-		case legIDRE.MatchString(id) && number != "":
+		case legIDRE().MatchString(id) && number != "":
 			id = RequirementPrefix + number + id
 		default:
 			continue
 		}
 		id = strings.TrimRight(id, ".-")
-		m := wellFormedRE.FindStringSubmatch(id)
+		m := wellFormedRE().FindStringSubmatch(id)
 		if m == nil {
 			continue
 		}
@@ -377,7 +384,7 @@ func shorthandIDs(cell string) []string {
 
 func fullIDs(text string) []string {
 	var out []string
-	for _, m := range fullIDRE.FindAllStringIndex(text, -1) {
+	for _, m := range fullIDRE().FindAllStringIndex(text, -1) {
 		if id, ok := cleanFull(text, m[0], m[1]); ok && !contains(out, id) {
 			out = append(out, id)
 		}
@@ -392,7 +399,7 @@ func cleanFull(text string, start, end int) (string, bool) {
 		return "", false
 	}
 	id := strings.TrimRight(text[start:end], ".-")
-	return id, wellFormedRE.MatchString(id)
+	return id, wellFormedRE().MatchString(id)
 }
 
 func contains(ss []string, s string) bool {
@@ -444,7 +451,7 @@ func ReadRegister(rfcFile, number string) (Register, error) {
 		return reg, fmt.Errorf("read register: %w", err)
 	}
 	for i, l := range strings.Split(string(data), "\n") {
-		if openGapRE.MatchString(l) {
+		if openGapRE().MatchString(l) {
 			reg.Open = append(reg.Open, RegisterRow{Line: i + 1, Text: clip(l)})
 		}
 	}

@@ -75,12 +75,43 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil {
+	info, err = f.Stat()
+	if err != nil {
 		return nil, err
 	} else if !info.Mode().IsRegular() {
 		return nil, &NotRegularError{Name: path, Mode: info.Mode()}
 	}
-	return ReadAll(f, path, limit)
+	return readSized(f, path, limit, info.Size())
+}
+
+// readSized is ReadAll for a file whose size is known: one buffer of that size
+// (and a little more, to see EOF or growth), not a doubling one.
+func readSized(r io.Reader, name string, limit, size int64) ([]byte, error) {
+	if size < 0 || size > limit {
+		return ReadAll(r, name, limit)
+	}
+	data := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) { // the file grew: read the rest the general way
+			rest, err := ReadAll(r, name, limit-int64(len(data)))
+			if err != nil {
+				var tl *TooLargeError
+				if errors.As(err, &tl) {
+					return nil, &TooLargeError{Name: name, Limit: limit}
+				}
+				return nil, err
+			}
+			return append(data, rest...), nil
+		}
+	}
 }
 
 // ReadAll reads r to its end, refusing more than limit bytes with *TooLargeError;

@@ -1,4 +1,4 @@
-package schemas_test
+package validate_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
 	"github.com/certcut/certcut/schemas"
+	"github.com/certcut/certcut/schemas/validate"
 )
 
 func fresh(t *testing.T) bundle.Value {
@@ -74,7 +75,7 @@ func TestEveryEmbeddedSchemaCompiles(t *testing.T) {
 		t.Errorf("names %v", got)
 	}
 	for _, e := range schemas.List() {
-		if _, err := schemas.Compile(e.Name); err != nil {
+		if _, err := validate.Compile(e.Name); err != nil {
 			t.Errorf("%s: %v", e.Name, err)
 		}
 		if e.Title == "" {
@@ -87,7 +88,7 @@ func TestEveryEmbeddedSchemaCompiles(t *testing.T) {
 }
 
 func TestFreshBundleValidates(t *testing.T) {
-	if ps := schemas.Bundle().Validate(fresh(t)); len(ps) > 0 {
+	if ps := validate.Bundle().Validate(fresh(t)); len(ps) > 0 {
 		t.Fatalf("problems: %v", ps)
 	}
 }
@@ -109,7 +110,7 @@ func TestCorpusValidates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ps := schemas.Bundle().Validate(v); len(ps) > 0 {
+			if ps := validate.Bundle().Validate(v); len(ps) > 0 {
 				t.Fatalf("problems: %v", ps)
 			}
 		})
@@ -190,7 +191,7 @@ func TestProblems(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := schemas.Bundle().Validate(tc.mut(t, fresh(t)))
+			got := both(t, tc.mut(t, fresh(t)))
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d problems, want %d:\n%v", len(got), len(tc.want), got)
 			}
@@ -224,7 +225,7 @@ func TestRowIDLookahead(t *testing.T) {
 		"openwop.it.rfc-lifecycle-coherence.counts-match~2": false,
 	} {
 		r := set(t, fresh(t), "results/requirements/0/id", strconv.Quote(id))
-		ps := schemas.Bundle().Validate(r)
+		ps := both(t, r)
 		if (len(ps) == 0) != valid {
 			t.Errorf("%s: problems %v, want valid=%v", id, ps, valid)
 		}
@@ -239,9 +240,9 @@ func TestProblemsStable(t *testing.T) {
 	}
 	r = set(t, r, "zzz", `1`)
 	r = set(t, r, "aaa", `1`)
-	first := schemas.Bundle().Validate(r)
+	first := both(t, r)
 	for range 20 {
-		if got := schemas.Bundle().Validate(r); !reflect.DeepEqual(got, first) {
+		if got := both(t, r); !reflect.DeepEqual(got, first) {
 			t.Fatalf("unstable:\n%v\n%v", first, got)
 		}
 	}
@@ -285,7 +286,7 @@ func TestDecoderProblemsAreSchemaProblems(t *testing.T) {
 			} {
 				doc := mut()
 				_, decoded := bundle.Decode(doc)
-				validated := schemas.Bundle().Validate(doc)
+				validated := validate.Bundle().Validate(doc)
 				for _, p := range decoded {
 					if !slices.ContainsFunc(validated, func(q bundle.Problem) bool {
 						return q.Pointer == p.Pointer || strings.HasPrefix(p.Pointer, q.Pointer+"/")
@@ -406,7 +407,7 @@ func firstDiff(a, b string) string {
 // a result: every corpus bundle, and documents broken in and around the open
 // member, validate the same with and without it.
 func TestOpenShortcutChangesNothing(t *testing.T) {
-	v := schemas.Bundle()
+	v := validate.Bundle()
 	if got := v.OpenPaths(); !reflect.DeepEqual(got, [][]string{{"discovery", "document"}}) {
 		t.Fatalf("open paths %v", got)
 	}

@@ -1,4 +1,4 @@
-package schemas
+package validate
 
 // OpenPaths exposes the members Validate does not convert.
 func (v *Validator) OpenPaths() [][]string { return v.open }
@@ -9,3 +9,6 @@ func (v *Validator) WithoutShortcut() *Validator {
 	c.open = nil
 	return &c
 }
+
+// ECMARegexp compiles a pattern with the validator's ECMA-262 engine.
+var ECMARegexp = ecmaRegexp

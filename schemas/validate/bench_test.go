@@ -1,11 +1,11 @@
-package schemas_test
+package validate_test
 
 import (
 	"testing"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
-	"github.com/certcut/certcut/schemas"
+	"github.com/certcut/certcut/schemas/validate"
 )
 
 // BenchmarkValidateLargest: schema validation of the largest corpus bundle alone
@@ -16,7 +16,7 @@ func BenchmarkValidateLargest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := schemas.Bundle()
+	v := validate.Bundle()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
