@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 )
@@ -14,18 +13,7 @@ import (
 // run runs a git command and returns its standard output; an error quotes the
 // first line git wrote to standard error, naming the subcommand.
 func (g gitRunner) run(args ...string) ([]byte, error) {
-	cmd := g.command(append([]string{"--literal-pathspecs", "--no-optional-locks"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(strings.SplitN(stderr.String(), "\n", 2)[0])
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return out, nil
+	return g.output(nil, append([]string{"--literal-pathspecs", "--no-optional-locks"}, args...)...)
 }
 
 // commitOf resolves a revision to its full commit id; ok is false when the

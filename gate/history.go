@@ -260,9 +260,19 @@ func (g gitRunner) output(stdin []byte, args ...string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+		return nil, fmt.Errorf("git %s: %s", subcommand(args), msg)
 	}
 	return out, nil
+}
+
+// subcommand names the git subcommand among args: the first that is not an option.
+func subcommand(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return "(no subcommand)"
 }
 
 // blobs reads each rev:path with one `git cat-file --batch`; a missing object

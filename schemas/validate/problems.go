@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -139,32 +138,9 @@ func escape(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
-// sortProblems orders problems by pointer, comparing array indexes as numbers, then
-// by message.
-func sortProblems(ps []bundle.Problem) {
-	slices.SortStableFunc(ps, func(a, b bundle.Problem) int {
-		if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Message, b.Message)
-	})
-}
-
-func comparePointers(a, b string) int {
-	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(ta) && i < len(tb); i++ {
-		if ta[i] == tb[i] {
-			continue
-		}
-		na, errA := strconv.Atoi(ta[i])
-		nb, errB := strconv.Atoi(tb[i])
-		if errA == nil && errB == nil {
-			return cmp.Compare(na, nb)
-		}
-		return strings.Compare(ta[i], tb[i])
-	}
-	return len(ta) - len(tb)
-}
+// sortProblems orders problems as bundle.SortProblems does: by pointer, array
+// indexes as numbers, then by message.
+func sortProblems(ps []bundle.Problem) { bundle.SortProblems(ps) }
 
 func dedupe(ps []bundle.Problem) []bundle.Problem {
 	return slices.CompactFunc(ps, func(a, b bundle.Problem) bool { return a == b })
