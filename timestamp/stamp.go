@@ -13,7 +13,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/limitedfile"
+	"github.com/certcut/certcut/keys"
 	dts "github.com/digitorus/timestamp"
 )
 
@@ -146,4 +148,38 @@ func ReadBeside(path string) (*File, error) {
 		return nil, nil
 	}
 	return f, err
+}
+
+// Role names which signature of a bundle a token stamps.
+type Role string
+
+// Roles.
+const (
+	HostRole     Role = "host"     // signature.sig, token FILE.tsr
+	VerifierRole Role = "verifier" // verifierSignature.sig, token FILE.verifier.tsr
+)
+
+// FileFor names the token file of a role beside a bundle file.
+func FileFor(bundlePath string, role Role) string {
+	if role == VerifierRole {
+		return VerifierFile(bundlePath)
+	}
+	return HostFile(bundlePath)
+}
+
+// SignatureOf returns the decoded signature a token of the role stamps, or an
+// error saying the bundle has none.
+func SignatureOf(b *bundle.Bundle, role Role) ([]byte, error) {
+	sig, member := b.Signature, "signature"
+	if role == VerifierRole {
+		sig, member = b.VerifierSignature, "verifierSignature"
+	}
+	if sig == nil || sig.Sig == "" {
+		return nil, fmt.Errorf("the bundle has no %s.sig to time-stamp", member)
+	}
+	raw, err := keys.DecodeSignature(sig.Sig)
+	if err != nil {
+		return nil, fmt.Errorf("%s.sig: %w", member, err)
+	}
+	return raw, nil
 }
