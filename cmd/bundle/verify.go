@@ -54,6 +54,14 @@ gate, census and diff match keys by id only. Without a trusted key, the verdict 
 at best COHERENT, and says whether the signature verifies under the key the
 bundle's own discovery document publishes — self-published, so not trusted.
 
+Time comes from an RFC 3161 time-stamp token beside the bundle (FILE.tsr, written
+by 'bundle timestamp'; --timestamp FILE names another): under a TSA certificate you
+name with --tsa-cert its time is the signing time, and the host key's retirement
+is judged at it. generatedAt is not signed: a retired key with no trusted time is
+at best COHERENT. A token that is malformed, stamps another signature, lacks the
+time-stamping usage or (with --tsa-cert) chains to no trusted TSA is a rejection
+(docs/timestamps.md).
+
 What verify does NOT do: it does not re-run the suite, does not fetch the host's
 live /.well-known/openwop, and does not judge whether the suite version is current.`,
 		Example: `  bundle verify --host-key keys/v2-reference-4.pub.pem openwop-host-v2-reference.json
