@@ -262,3 +262,22 @@ func TestVerifierToken(t *testing.T) {
 		t.Fatalf("%v", v.Rejections)
 	}
 }
+
+// The keyring dates a key by its bytes, however the key was supplied.
+func TestKeyringDatesAPEMKey(t *testing.T) {
+	e := hostEntry()
+	e.RetiredAt = "2026-10-01T00:00:00Z"
+	for name, opts := range map[string]verify.Options{
+		"keyring":                   {Keyring: ringWith(e)},
+		"PEM key, keyring has date": {Keyring: ringWith(e), HostKeys: keys.Set{testkit.HostPublic()}},
+	} {
+		opts.Registry = profiles.Default()
+		v := verify.Bundle(testkit.Signed("https://h.example"), nil, opts)
+		if v.Outcome != verify.Coherent || len(v.Rejections) > 0 || v.HostKey.RetiredAt != e.RetiredAt {
+			t.Errorf("%s: %s %v, hostKey.retiredAt %q", name, v.Outcome, v.Rejections, v.HostKey.RetiredAt)
+		}
+		if v.KeyDates == nil || v.KeyDates.Status != verify.KeyOutOfService {
+			t.Errorf("%s: key dates %+v", name, v.KeyDates)
+		}
+	}
+}
