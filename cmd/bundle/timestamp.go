@@ -184,9 +184,9 @@ the token beside it; with --tsa-cert naming the TSA's certificate they take the
 token's time as the signing time, and judge the signing key's retirement by it
 (docs/timestamps.md). Any RFC 3161 TSA works, a public one or your own.
 
---tsa-cert checks the reply before it is written: the chain to that certificate
-and the time-stamping usage. Without it, the reply is still checked for its
-form, its nonce and its imprint.
+Before it is written, the reply is checked: its form, its nonce, its imprint and
+the signer's time-stamping usage; with --tsa-cert also the chain to that
+certificate.
 
 Exit codes: 0 written; 3 a bundle cannot be read or has no such signature, the
 TSA cannot be reached, answers an error, or its reply fails a check (nothing
