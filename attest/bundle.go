@@ -19,6 +19,9 @@ type BundleRequest struct {
 	Name string
 	// Verify is the verification policy: the keys trusted for the host signature.
 	Verify verify.Options
+	// Timestamps are the time-stamp tokens that come with the bundle (its
+	// FILE.tsr beside it): the verdict judges the key at their time.
+	Timestamps verify.Timestamps
 	// Predicate is PredicateVSA or PredicateBundle.
 	Predicate string
 	// AllowCoherent attests a COHERENT bundle (a VSA then records FAILED and the
@@ -67,7 +70,7 @@ func Bundle(req BundleRequest) (*Attestation, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := verify.Bundle(b, problems, req.Verify)
+	v := verify.Judge(b, problems, req.Verify, req.Timestamps)
 	switch {
 	case v.Outcome == verify.Verified:
 	case v.Outcome == verify.Coherent && req.AllowCoherent:

@@ -9,6 +9,9 @@
 //   - A block whose first line is "# exit: N" must exit N (for commands that
 //     demonstrate a failure); otherwise it must exit 0.
 //   - A block that uses $CORPUS is skipped, loudly, when the corpus is absent.
+//   - A block that uses $TSA_URL or $TSA_CERT runs against a Time-Stamp Authority
+//     the test starts on loopback (OpenSSL's openssl ts, testkit.StartTSA): its
+//     URL and its CA's certificate. It is skipped, loudly, without openssl.
 //   - A block that sets SOFTHSM2_CONF (keys.md's token walk-through) is skipped,
 //     loudly, when SoftHSM 2 or OpenSC is not installed at Debian's paths or the
 //     built bundle cannot use PKCS#11 tokens (a build without cgo).
@@ -80,6 +83,16 @@ func TestDocsCommandsRun(t *testing.T) {
 	corpus := filepath.Join(root, "..", "shared", "corpus", "openwop")
 	_, corpusErr := os.Stat(corpus)
 	noToken := tokenMissing(filepath.Join(bin, "bundle"))
+	noTSA := testkit.OpenSSLMissing()
+	var tsaEnv []string
+	if noTSA == "" {
+		tsa, err := testkit.StartTSA(filepath.Join(t.TempDir(), "tsa"), testkit.TSAOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tsa.Close()
+		tsaEnv = []string{"TSA_URL=" + tsa.URL, "TSA_CERT=" + tsa.CACert}
+	}
 
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	ran := 0
@@ -99,6 +112,10 @@ func TestDocsCommandsRun(t *testing.T) {
 					t.Logf("SKIPPED %s:%d: it reads $CORPUS, which is absent (%s)", b.file, b.line, corpus)
 					continue
 				}
+				if strings.Contains(b.code, "$TSA_") && noTSA != "" {
+					t.Logf("SKIPPED %s:%d: it needs a Time-Stamp Authority: %s", b.file, b.line, noTSA)
+					continue
+				}
 				if strings.Contains(b.code, "SOFTHSM2_CONF") && noToken != "" {
 					t.Logf("SKIPPED %s:%d: it needs a SoftHSM token: %s", b.file, b.line, noToken)
 					continue
@@ -112,6 +129,7 @@ func TestDocsCommandsRun(t *testing.T) {
 				cmd.Env = append(os.Environ(),
 					"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 					"CORPUS="+corpus, "EXAMPLES="+examples, "NO_COLOR=1", "HOME="+dir)
+				cmd.Env = append(cmd.Env, tsaEnv...)
 				out, err := cmd.CombinedOutput()
 				got := 0
 				if ee, ok := err.(*exec.ExitError); ok {

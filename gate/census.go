@@ -80,7 +80,7 @@ var CensusColumns = []CensusColumn{
 	{"row", "results.requirements"}, {"scenario", "results.requirements"},
 	{"result", "results.requirements"}, {"assertions", "results.requirements"},
 	{"suite", "suite.version"}, {"host", "host.name"}, {"keyId", "signature.keyId"},
-	{"verdict", ""}, {"verifies", ""},
+	{"verdict", ""}, {"verifies", ""}, {"signedAt", ""}, {"timeSource", ""},
 }
 
 // CensusColumnUnsigned reports whether the column named is Unsigned.
@@ -127,6 +127,11 @@ type CensusRow struct {
 	KeyID      string `json:"keyId"`
 	Verdict    string `json:"verdict"`
 	Verifies   bool   `json:"verifies"`
+	// SignedAt is when the host signature was made as far as anything shows,
+	// and TimeSource where that comes from: "rfc3161" (a trusted time-stamp
+	// token) or "generatedAt (unsigned)" (verify.SigningTime).
+	SignedAt   string `json:"signedAt"`
+	TimeSource string `json:"timeSource"`
 }
 
 // TakeCensus counts, over the entries, the bundles and rows answering each query.
@@ -166,6 +171,7 @@ func TakeCensus(dir string, entries []*Entry, queries []Query) *Census {
 					Result: row.Result, Assertions: row.AssertionCount(), Detail: clip(row.DetailText()),
 					Suite: e.Bundle.Suite.Version, Host: e.Bundle.Host.Name, KeyID: keyID,
 					Verdict: string(e.Outcome()), Verifies: e.Outcome() == verify.Verified,
+					SignedAt: e.Verdict.SigningTime.Time, TimeSource: e.Verdict.SigningTime.Source,
 				})
 			}
 			if carried {

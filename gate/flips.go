@@ -266,11 +266,14 @@ func startFlips(ctx context.Context, cfg Config, req FlipsRequest) (*flipsRun, e
 		return fail("uncommitted changes the gate would read: %s. gate flips compares commits but reads the work tree: commit or stash them", firstN(dirty, 3))
 	}
 	var hostKeys int
+	var tsaCerts []string
 	if cfg.Loader != nil {
 		hostKeys = len(cfg.Loader.Options.HostKeys)
+		tsaCerts = cfg.Loader.Options.TSA.Subjects()
 	}
 	f.changes = &Report{Gate: "flips", Subject: "the change's evidence and policy",
-		Settings: Settings{Keyring: cfg.KeyringPath, HostKeys: hostKeys, MinTier: cfg.MinTier, Live: cfg.Live, TrustUnsignedOrigin: cfg.TrustUnsignedOrigin, HistoryBase: rep.MergeBase}}
+		Settings: Settings{Keyring: cfg.KeyringPath, HostKeys: hostKeys, MinTier: cfg.MinTier, Live: cfg.Live, TrustUnsignedOrigin: cfg.TrustUnsignedOrigin, HistoryBase: rep.MergeBase,
+			RequireTimestamp: cfg.RequireTimestamp, TSACerts: tsaCerts}}
 	rep.Changes = f.changes
 	return f, nil
 }

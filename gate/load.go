@@ -17,6 +17,7 @@ import (
 	"github.com/certcut/certcut/internal/detach"
 	"github.com/certcut/certcut/internal/panics"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/timestamp"
 	"github.com/certcut/certcut/verify"
 )
 
@@ -69,7 +70,9 @@ type judged struct {
 }
 
 // Loader reads bundle files and judges each distinct content once with verify,
-// caching the verdict by the file's SHA-256. It is safe for concurrent use.
+// caching the verdict by the file's SHA-256 and those of its time-stamp tokens
+// (FILE.tsr, FILE.verifier.tsr beside it, read with it: verify.Judge). It is safe
+// for concurrent use.
 type Loader struct {
 	// Options are the verify options every bundle is judged with.
 	Options verify.Options
@@ -186,17 +189,48 @@ func (l *Loader) LoadFile(path string) *Entry {
 	}
 	sum := sha256.Sum256(data)
 	e.Sha256 = hex.EncodeToString(sum[:])
-	j := l.judge(e.Sha256, data)
+	ts, key, err := readTokens(path)
+	if err != nil {
+		e.Err = err
+		return e
+	}
+	j := l.judge(e.Sha256+key, data, ts)
 	e.Err, e.Bundle, e.Verdict = j.err, j.bundle, j.verdict
 	return e
 }
 
-func (l *Loader) judge(sum string, data []byte) *judged {
+// readTokens reads the time-stamp tokens beside a bundle file (FILE.tsr,
+// FILE.verifier.tsr), if any, and returns them with a cache key that tells
+// their contents apart: a verdict depends on them. A token file that is there
+// but cannot be read makes the entry unreadable.
+func readTokens(path string) (verify.Timestamps, string, error) {
+	var ts verify.Timestamps
+	var key strings.Builder
+	for _, t := range []struct {
+		file string
+		dst  **timestamp.File
+	}{{timestamp.HostFile(path), &ts.Host}, {timestamp.VerifierFile(path), &ts.Verifier}} {
+		f, err := timestamp.ReadBeside(t.file)
+		if err != nil {
+			return ts, "", fmt.Errorf("its time-stamp token %s cannot be read: %w", t.file, err)
+		}
+		if f == nil {
+			key.WriteString("|")
+			continue
+		}
+		*t.dst = f
+		sum := sha256.Sum256(f.Reply)
+		key.WriteString("|" + hex.EncodeToString(sum[:]))
+	}
+	return ts, key.String(), nil
+}
+
+func (l *Loader) judge(key string, data []byte, ts verify.Timestamps) *judged {
 	l.mu.Lock()
 	if l.cache == nil {
 		l.cache = map[string]*judged{}
 	}
-	if j, ok := l.cache[sum]; ok {
+	if j, ok := l.cache[key]; ok {
 		l.mu.Unlock()
 		return j
 	}
@@ -206,12 +240,12 @@ func (l *Loader) judge(sum string, data []byte) *judged {
 	if err != nil {
 		j.err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
 	} else {
-		j.verdict = verify.Bundle(b, problems, l.Options)
+		j.verdict = verify.Judge(b, problems, l.Options, ts)
 		detach.Strings(j.verdict)
 		j.bundle = l.facts(b, j.verdict.DiscoveryRecomputed)
 	}
 	l.mu.Lock()
-	l.cache[sum] = j
+	l.cache[key] = j
 	l.mu.Unlock()
 	return j
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/certcut/certcut/discovery"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/timestamp"
 	"github.com/certcut/certcut/verify"
 )
 
@@ -125,7 +127,7 @@ func (r *Repo) assessNow(e *Entry) *assessment {
 	if a.companion {
 		a.checks = append(a.checks, r.companionCheck(a))
 	} else {
-		a.checks = append(a.checks, verifiedCheck(e), keyCheck(e))
+		a.checks = append(a.checks, verifiedCheck(e), r.keyCheck(e))
 	}
 	a.checks = append(a.checks, certifiedCheck(e), relaxationsCheck(b), guardCheck(b))
 	if !a.companion {
@@ -155,12 +157,21 @@ func verifiedCheck(e *Entry) check {
 		c.status, c.reason = Blocked, fmt.Sprintf("signed by %s, but no trusted key names it (%s): pin it with `bundle keys trust --from-discovery` and pass --keyring, or pass a --host-key directory holding %s.pub.pem", v.Summary.SignatureKeyID, orDash(v.NoTrustedKey), v.Summary.SignatureKeyID)
 	case v.RevokedVerifierKey != nil:
 		c.status, c.reason = Fail, fmt.Sprintf("the independent tier is countersigned by %s, which keyring %s revokes since %s (%s); a revoked key never verifies", v.RevokedVerifierKey.KeyID, v.RevokedVerifierKey.Keyring, v.RevokedVerifierKey.RevokedAt, v.RevokedVerifierKey.Reason)
+	case keyDatesOnly(v):
+		c.status, c.reason = Pass, "zero rejections, host signature checked under "+describeKey(v)+", certified list re-derived; whether the key was in service when it signed is bundle.key's question"
 	case onlyIndependent(v):
 		c.status, c.reason = Blocked, "COHERENT — the independent verifier signature was not checked: pass --verifier-key"
 	default:
 		c.status, c.reason = Fail, "COHERENT, NOT INDEPENDENTLY VERIFIED — "+strings.Join(v.Unverified, "; ")
 	}
 	return c
+}
+
+// keyDatesOnly: the verdict is COHERENT only because of the key's dates at the
+// signing time (verify.KeyDates), which bundle.key judges.
+func keyDatesOnly(v *verify.Verdict) bool {
+	return v.Outcome == verify.Coherent && v.SignatureVerified && v.KeyDates != nil &&
+		len(v.Unverified) == 1 && v.Unverified[0] == v.KeyDates.Reason
 }
 
 func onlyIndependent(v *verify.Verdict) bool {
@@ -190,10 +201,16 @@ func describeKey(v *verify.Verdict) string {
 	return s + ")"
 }
 
-func keyCheck(e *Entry) check {
-	c := check{id: CritKey, title: "signing key trusted, not revoked, in its validity window"}
-	v, b := e.Verdict, e.Bundle
+// keyCheck: the host key is trusted, not revoked, and was in service when it
+// signed, judged at the trusted time (verify.KeyDates): a key retired before a
+// trusted token's time FAILs; a retired key with no trusted time at all is
+// BLOCKED (only the unsigned generatedAt says it signed in time). With
+// RequireTimestamp, a bundle without a trusted RFC 3161 token FAILs.
+func (r *Repo) keyCheck(e *Entry) check {
+	c := check{id: CritKey, title: "signing key trusted, not revoked, in service when it signed"}
+	v := e.Verdict
 	keyID := v.Summary.SignatureKeyID
+	st := v.SigningTime
 	switch {
 	case v.RevokedKey != nil:
 		c.status, c.reason = Fail, fmt.Sprintf("key %s (%s) is revoked in keyring %s since %s: %s", keyID, v.RevokedKey.Fingerprint, v.RevokedKey.Keyring, v.RevokedKey.RevokedAt, v.RevokedKey.Reason)
@@ -205,20 +222,28 @@ func keyCheck(e *Entry) check {
 		}
 		c.status, c.reason = Blocked, fmt.Sprintf("no trusted key for %s: %s", orDash(keyID), why)
 		return c
-	}
-	retired := v.HostKey.RetiredAt
-	if retired == "" && v.SelfPublished.Outcome == verify.AttributionVerifies && v.SelfPublished.PublicKey == v.HostKey.PublicKey && v.SignatureVerified {
-		// The bundle's own document is authenticated once its signature verifies
-		// (discovery.sha256 is signed), so its retiredAt for this key counts.
-		retired = v.SelfPublished.RetiredAt
-	}
-	if p := keys.DateProblem(keyID, v.HostKey.NotBefore, retired, b.GeneratedAt); p != "" {
-		c.status, c.reason = Fail, p+" ("+verify.SelfAssertedTime+")"
+	case r.RequireTimestamp && !st.Trusted():
+		why := "no time-stamp token " + filepath.Base(e.File) + timestamp.HostSuffix + " beside it"
+		if st.Token != "" {
+			why = "its token " + st.Token + " does not count: " + st.TokenNotTrusted
+		}
+		c.status, c.reason = Fail, "--require-timestamp: no trusted RFC 3161 time: "+why+" (bundle timestamp FILE --tsa URL, and pass the TSA's certificate with --tsa-cert)"
 		return c
 	}
-	c.status, c.reason = Pass, fmt.Sprintf("signed by %s, %s from %s", keyID, v.HostKey.Fingerprint, strings.TrimSpace(v.HostKey.Source+" "+v.HostKey.Origin))
-	if retired != "" {
-		c.reason += fmt.Sprintf("; retired %s, and generatedAt, which no signature covers, says this bundle was generated before then (%s)", retired, b.GeneratedAt)
+	signed := fmt.Sprintf("signed by %s, %s from %s", keyID, v.HostKey.Fingerprint, strings.TrimSpace(v.HostKey.Source+" "+v.HostKey.Origin))
+	if st.Trusted() {
+		signed += fmt.Sprintf("; signed by %s (rfc3161, TSA %s)", st.Time, st.TSA)
+	}
+	kd := v.KeyDates
+	switch {
+	case kd == nil:
+		c.status, c.reason = Pass, signed
+	case kd.Status == verify.KeyOutOfService:
+		c.status, c.reason = Fail, kd.Reason
+	case kd.Status == verify.KeyDatesSelfAsserted:
+		c.status, c.reason = Blocked, kd.Reason
+	default:
+		c.status, c.reason = Pass, signed+"; "+kd.Reason
 	}
 	return c
 }

@@ -51,6 +51,10 @@ type Config struct {
 	// base of the change it gates, so a bundle the change adds or replaces is
 	// never bound by history its author wrote.
 	HistoryBase string
+	// RequireTimestamp makes bundle.key FAIL for a bundle whose host signature
+	// has no trusted RFC 3161 token (none beside it, or one that does not chain
+	// to a TSA certificate of Loader.Options.TSA).
+	RequireTimestamp bool
 }
 
 // Repo is a spec repository's evidence, loaded once: the committed bundles and
@@ -171,7 +175,8 @@ func optional[T any](path string, load func(string) (*T, error)) (*T, error) {
 func (r *Repo) settings() Settings {
 	s := Settings{BundlesDir: r.BundlesDir, TiersFile: r.TiersFile, LedgerFile: r.LedgerFile, Anchors: r.AnchorsFile,
 		Keyring: r.KeyringPath, HostKeys: len(r.Loader.Options.HostKeys), MinTier: r.MinTier, Live: r.Live,
-		TrustUnsignedOrigin: r.TrustUnsignedOrigin, HistoryBase: r.HistoryBase}
+		TrustUnsignedOrigin: r.TrustUnsignedOrigin, HistoryBase: r.HistoryBase,
+		RequireTimestamp: r.RequireTimestamp, TSACerts: r.Loader.Options.TSA.Subjects()}
 	if r.Tiers == nil {
 		s.TiersFile += " (absent)"
 	}

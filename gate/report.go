@@ -102,6 +102,11 @@ type Settings struct {
 	TrustUnsignedOrigin bool `json:"trustUnsignedOrigin"`
 	// HistoryBase is the reviewed revision the git-history binder trusted ("" none).
 	HistoryBase string `json:"historyBase,omitempty"`
+	// RequireTimestamp: bundle.key failed bundles without a trusted RFC 3161
+	// token (Config.RequireTimestamp).
+	RequireTimestamp bool `json:"requireTimestamp,omitempty"`
+	// TSACerts are the subjects of the TSA certificates trusted (--tsa-cert).
+	TSACerts []string `json:"tsaCerts,omitempty"`
 }
 
 // Criterion is one line of the predicate.

@@ -30,6 +30,7 @@ var reportJS string
 var reportTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
 		"keyParts":  KeyParts,
+		"timeLine":  TimeLine,
 		"rungParts": RungParts,
 		"iso":       isoHTML,
 		"isoText":   Isolate,

@@ -213,6 +213,10 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		line("origin", "%s", p.paint("33", "no origin: "+Inline(r.TierError)))
 	}
 	line("key", "%s", p.parts(KeyParts(v)))
+	line("signed at", "%s", Inline(TimeLine(v.SigningTime)))
+	if vt := v.VerifierSigningTime; vt != nil {
+		more("verifier signature: %s", Inline(TimeLine(*vt)))
+	}
 
 	t := s.Totals
 	line("totals", "%d rows · %d assertions", s.Rows, s.AssertionCount)

@@ -17,8 +17,8 @@ const (
 
 // WriteVerdict prints `bundle verify`'s view of one verdict: the five header lines of
 // the reference CLI (bundle, host, suite, totals, certified), the key the signature
-// was checked under and where it came from, the unsigned claims, notes, then the
-// verdict line and its reasons. cli names this program's version. Every value
+// was checked under and where it came from, the signing time and its source, the
+// unsigned claims, notes, then the verdict line and its reasons. cli names this program's version. Every value
 // interpolated is Inline: text from the bundle cannot act on the terminal nor start
 // a line of its own (a forged "VERIFIED —" line, a "::error::" workflow command).
 //
@@ -40,6 +40,10 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 	}
 	fmt.Fprintf(sw, "certified: %s\n", Inline(certified))
 	fmt.Fprintf(sw, "key:       %s\n", Inline(KeyLine(v)))
+	fmt.Fprintf(sw, "time:      %s\n", Inline(TimeLine(v.SigningTime)))
+	if vt := v.VerifierSigningTime; vt != nil {
+		fmt.Fprintf(sw, "time:      verifier signature: %s\n", Inline(TimeLine(*vt)))
+	}
 	if u := UnsignedLine(v); u != "" {
 		fmt.Fprintf(sw, "unsigned:  %s\n", Inline(u))
 	}
@@ -107,6 +111,27 @@ func UnsignedLine(v *verify.Verdict) string {
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// TimeLine says when a signature was made and where that time comes from:
+// "2026-11-20T09:31:02Z · rfc3161 (TSA CN=…, accuracy 1s, token FILE.tsr,
+// trusted through CN=…)", or "2026-11-20T09:30:00Z · generatedAt (unsigned)",
+// with why a token that came with the bundle did not count.
+func TimeLine(st verify.SigningTime) string {
+	t := orDash(st.Time)
+	if st.Trusted() {
+		detail := []string{"TSA " + st.TSA}
+		if st.Accuracy != "" {
+			detail = append(detail, "accuracy "+st.Accuracy)
+		}
+		detail = append(detail, "token "+st.Token, "trusted through "+st.TrustedBy)
+		return t + " · " + verify.TimeRFC3161 + " (" + strings.Join(detail, ", ") + ")"
+	}
+	line := t + " · " + verify.TimeGeneratedAt
+	if st.Token != "" {
+		line += "; token " + st.Token + " not counted: " + st.TokenNotTrusted
+	}
+	return line
 }
 
 func prefix(s string, n int) string {

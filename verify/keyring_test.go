@@ -65,25 +65,3 @@ func TestRevokedKeyNeverVerifies(t *testing.T) {
 		}
 	}
 }
-
-func TestRetiredKeyIsFlagged(t *testing.T) {
-	b := testkit.Signed("https://h.example") // generated 2026-11-01T12:00:00.000Z
-	e := hostEntry()
-	e.RetiredAt = "2026-10-01T00:00:00Z"
-	for name, opts := range map[string]verify.Options{
-		"keyring":                   {Keyring: ringWith(e)},
-		"PEM key, keyring has date": {Keyring: ringWith(e), HostKeys: keys.Set{testkit.HostPublic()}},
-	} {
-		opts.Registry = profiles.Default()
-		v := verify.Bundle(b, nil, opts)
-		if v.Outcome != verify.Verified {
-			t.Errorf("%s: retirement flags, it does not reject: %s %v", name, v.Outcome, v.Rejections)
-		}
-		if !strings.Contains(strings.Join(v.Notes, ";"), "keyring: key test-host-1 was retired at 2026-10-01T00:00:00Z") {
-			t.Errorf("%s: notes %v", name, v.Notes)
-		}
-		if v.HostKey.RetiredAt != e.RetiredAt {
-			t.Errorf("%s: hostKey.retiredAt %q", name, v.HostKey.RetiredAt)
-		}
-	}
-}

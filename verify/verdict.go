@@ -17,8 +17,9 @@ import (
 type Kind string
 
 // Rejection kinds, in the order the verifier checks them. schema,
-// discovery-versions-mismatch, profile-claim-missing, certified-not-witnessed and
-// too-many-claims are certcut's own; the others are the reference verifyBundleV3's.
+// discovery-versions-mismatch, profile-claim-missing, certified-not-witnessed,
+// too-many-claims and the four timestamp-* kinds are certcut's own; the others
+// are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -37,6 +38,10 @@ const (
 	KindIndependentSelfSigned        Kind = "independent-self-signed"
 	KindVerifierSignatureInvalid     Kind = "verifier-signature-invalid"
 	KindIndependentUnverifiable      Kind = "independent-unverifiable"
+	KindTimestampMalformed           Kind = "timestamp-malformed" // certcut's own
+	KindTimestampImprint             Kind = "timestamp-imprint"   // certcut's own
+	KindTimestampUsage               Kind = "timestamp-usage"     // certcut's own
+	KindTimestampUntrusted           Kind = "timestamp-untrusted" // certcut's own
 	KindRungNotDerivable             Kind = "rung-not-derivable"
 	KindUndeclaredRelaxationObserved Kind = "undeclared-relaxation-observed"
 	KindRelaxedProfileCertified      Kind = "relaxed-profile-certified"
@@ -171,6 +176,66 @@ type KeyRevocation struct {
 	Keyring     string `json:"keyring"`
 }
 
+// Signing-time sources (SigningTime.Source).
+const (
+	// TimeRFC3161: a time-stamp token checked under a TSA certificate the
+	// caller trusts says the signature existed then.
+	TimeRFC3161 = "rfc3161"
+	// TimeGeneratedAt: nothing but the bundle's own generatedAt, which no
+	// signature covers.
+	TimeGeneratedAt = "generatedAt (unsigned)"
+)
+
+// SigningTime is when a signature was made, with where that time comes from.
+type SigningTime struct {
+	// Source is TimeRFC3161 or TimeGeneratedAt.
+	Source string `json:"source"`
+	// Time is the token's time (RFC 3339, UTC) or generatedAt as the bundle
+	// gives it ("" when it gives none).
+	Time string `json:"time"`
+	// Accuracy is the token's stated accuracy ("1s"); the signature existed no
+	// later than Time plus Accuracy.
+	Accuracy string `json:"accuracy,omitempty"`
+	// TSA is the subject of the certificate that signed the token, TrustedBy
+	// the trusted certificate (--tsa-cert) its chain ends at, Serial the
+	// token's serial number.
+	TSA       string `json:"tsa,omitempty"`
+	TrustedBy string `json:"trustedBy,omitempty"`
+	Serial    string `json:"serial,omitempty"`
+	// Token is the token file read, if any.
+	Token string `json:"token,omitempty"`
+	// TokenNotTrusted says, when a token came but Source is still
+	// TimeGeneratedAt, why it does not count (no --tsa-cert, a token that
+	// carries no certificate, or the problem a rejection names).
+	TokenNotTrusted string `json:"tokenNotTrusted,omitempty"`
+}
+
+// Trusted reports whether the time is a trusted token's.
+func (t SigningTime) Trusted() bool { return t.Source == TimeRFC3161 }
+
+// Key-date statuses (KeyDates.Status).
+const (
+	// KeyInService: the signature was made while the key was in service, as a
+	// trusted time (or, for a retirement still to come, the clock) shows.
+	KeyInService = "in-service"
+	// KeyDatesSelfAsserted: only generatedAt, which nothing signs, says the key
+	// was in service: the verdict is at best COHERENT.
+	KeyDatesSelfAsserted = "self-asserted"
+	// KeyOutOfService: the trusted time (or the bundle's own generatedAt) puts
+	// the signature outside the key's service.
+	KeyOutOfService = "out-of-service"
+)
+
+// KeyDates is the judgement of the host key's dates at the signing time.
+type KeyDates struct {
+	Status    string `json:"status"`
+	RetiredAt string `json:"retiredAt,omitempty"`
+	NotBefore string `json:"notBefore,omitempty"`
+	// Reason says why, in words; when Status is not KeyInService it is also
+	// one of the verdict's notIndependentlyVerified reasons.
+	Reason string `json:"reason"`
+}
+
 // Summary is what a reviewer reads first: whose bundle, which build, which suite,
 // what it counts.
 type Summary struct {
@@ -229,6 +294,16 @@ type Verdict struct {
 	// RevokedVerifierKey is set when the keyring revokes the key the verifier
 	// signature would have been checked under; it was then not checked.
 	RevokedVerifierKey *KeyRevocation `json:"revokedVerifierKey"`
+	// SigningTime says when the host signature was made, as far as anything
+	// shows: the time of a trusted RFC 3161 token, or else generatedAt, which
+	// nothing signs.
+	SigningTime SigningTime `json:"signingTime"`
+	// VerifierSigningTime is the same for the verifier signature, when a token
+	// for it came with the bundle; nil otherwise.
+	VerifierSigningTime *SigningTime `json:"verifierSigningTime,omitempty"`
+	// KeyDates judges the trusted host key's retiredAt and notBefore at
+	// SigningTime; nil when the key has no dates or was not used.
+	KeyDates *KeyDates `json:"keyDates,omitempty"`
 	// SelfPublished resolves signature.keyId in the bundle's own discovery document.
 	// It is reported, never trusted: a bundle can publish any key it likes.
 	SelfPublished Attribution `json:"selfPublished"`

@@ -7,10 +7,12 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/timestamp"
 )
 
 // Options is the verification policy: the keys the caller trusts and the profile
@@ -39,6 +41,25 @@ type Options struct {
 	// show, report) set it; gate, census and diff never do: there a bundle whose key
 	// id no trusted key names is not checked at all.
 	UnsafeLoneKeyAnyKeyID bool
+	// TSA holds the TSA certificates the caller trusts (--tsa-cert). A token
+	// that comes with a bundle (Timestamps) gives the signing time only when its
+	// signer chains to one of them; with none, tokens are still checked for
+	// form, imprint and usage, and their time is shown as not trusted. With
+	// some, a token that does not chain to them is a timestamp-untrusted
+	// rejection.
+	TSA *timestamp.Trust
+	// Now is the verifier's clock, which bounds the signing time from above (a
+	// bundle that exists now was signed by now): a retirement still to come
+	// needs no token. Zero means the current time.
+	Now time.Time
+}
+
+// Timestamps are the RFC 3161 replies that come with a bundle; bundle timestamp
+// writes them beside it (timestamp.HostFile, timestamp.VerifierFile). Either may
+// be nil.
+type Timestamps struct {
+	Host     *timestamp.File // the token of signature.sig
+	Verifier *timestamp.File // the token of verifierSignature.sig
 }
 
 // MaxRejectionsPerKind bounds how many rejections of one kind a verdict lists, and
@@ -61,11 +82,16 @@ const (
 // Parse reads a bundle file and verifies it. The error is non-nil only when the text
 // is not I-JSON (a *bundle.SyntaxError); everything else is in the Verdict.
 func Parse(data []byte, opts Options) (*Verdict, error) {
+	return ParseWith(data, opts, Timestamps{})
+}
+
+// ParseWith is Parse for a bundle that comes with time-stamp tokens (Judge).
+func ParseWith(data []byte, opts Options, ts Timestamps) (*Verdict, error) {
 	b, problems, err := bundle.Parse(data)
 	if err != nil {
 		return nil, err
 	}
-	return Bundle(b, problems, opts), nil
+	return Judge(b, problems, opts, ts), nil
 }
 
 // Bundle judges a decoded bundle. The document (b.Raw) is checked against the
@@ -74,7 +100,18 @@ func Parse(data []byte, opts Options) (*Verdict, error) {
 // of them is also a schema failure, so they are reported only if the schema finds
 // nothing (which would be a bug in the schema, and must not hide a problem).
 func Bundle(b *bundle.Bundle, problems []bundle.Problem, opts Options) *Verdict {
-	c := &checker{b: b, opts: opts, v: &Verdict{
+	return Judge(b, problems, opts, Timestamps{})
+}
+
+// Judge is Bundle for a bundle that comes with time-stamp tokens. Each token is
+// checked against its signature (a problem is a timestamp-* rejection); a host
+// token trusted under Options.TSA gives the signing time (Verdict.SigningTime),
+// and the host key's retiredAt and notBefore are judged at it
+// (Verdict.KeyDates): a key retired before the trusted time, or one retired with
+// no trusted time at all (only the unsigned generatedAt), leaves the verdict at
+// best COHERENT.
+func Judge(b *bundle.Bundle, problems []bundle.Problem, opts Options, ts Timestamps) *Verdict {
+	c := &checker{b: b, opts: opts, ts: ts, v: &Verdict{
 		Rejections:        []Rejection{},
 		Unverified:        []string{},
 		Notes:             []string{},
@@ -92,11 +129,13 @@ func Bundle(b *bundle.Bundle, problems []bundle.Problem, opts Options) *Verdict 
 type checker struct {
 	b    *bundle.Bundle
 	opts Options
+	ts   Timestamps
 	v    *Verdict
+	// hostToken is the host signature's token when it is trusted.
+	hostToken *timestamp.Token
 
 	attestation      []byte
 	signatureChecked bool // the host signature was checked under a trusted key
-	keyringDated     bool // the keyring supplied the host key's dates
 	claimsIndep      bool
 	docDigestOK      bool
 	// hostKeys are the keys that speak for the host: the trusted key chosen for
@@ -209,6 +248,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	c.digestRules(rows)
 	c.signatureRules()
 	c.independentRules()
+	c.timestampRules()
 	if b.Durability != nil {
 		if err := bundle.CheckRungClaim(b.Durability.Rung, rows); err != nil {
 			c.reject(KindRungNotDerivable, "", "%v", err)
@@ -216,6 +256,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	}
 	c.profileRules(rows)
 	c.attribute()
+	c.keyDates()
 }
 
 // schemaProblems returns the bundle schema's findings (bundle.CheckSchema, the
@@ -340,16 +381,7 @@ func (c *checker) signatureRules() {
 	}
 	c.v.SignatureVerified = true
 	c.signatureChecked = true
-	if key.Source == keys.SourceKeyring || c.keyringDated {
-		if problem := keys.DateProblem(sig.KeyID, key.NotBefore, key.RetiredAt, b.GeneratedAt); problem != "" {
-			c.note("keyring: %s (%s)", problem, SelfAssertedTime)
-		}
-	}
 }
-
-// SelfAssertedTime qualifies every comparison of a key's dates with generatedAt:
-// the bundle's time is its own word. Verify notes and gate reasons append it.
-const SelfAssertedTime = "generatedAt, which no signature covers, is the bundle's own word, not a trusted time"
 
 // hostKey picks the trusted key for keyID: an exact key-id match among HostKeys,
 // else the keyring's entry, else — only with UnsafeLoneKeyAnyKeyID — the lone
@@ -377,7 +409,6 @@ func (c *checker) hostKey(keyID string) (keys.PublicKey, string, bool) {
 			if key.NotBefore == "" {
 				key.NotBefore = e.NotBefore
 			}
-			c.keyringDated = e.RetiredAt != "" || e.NotBefore != ""
 		}
 	}
 	return key, match, found
@@ -845,7 +876,10 @@ func (c *checker) attribute() {
 	} else {
 		a.Outcome, a.Detail = AttributionVerifies, "the signature verifies under the key the bundle's own discovery document publishes as "+a.KeyID
 	}
-	if key.RetiredAt != "" {
+	// When the signature verified under this very key, keyDates judges its
+	// retirement at the signing time; these notes are for a key not trusted.
+	judged := c.v.HostKey != nil && c.v.SignatureVerified && c.v.HostKey.PublicKey == a.PublicKey && a.Outcome == AttributionVerifies
+	if key.RetiredAt != "" && !judged {
 		if after(b.GeneratedAt, key.RetiredAt) {
 			c.note("key %s was retired at %s, before this bundle was generated: generatedAt, which no signature covers, says %s", a.KeyID, key.RetiredAt, b.GeneratedAt)
 		} else {

@@ -130,9 +130,13 @@ func runAttest(cmd *cobra.Command, o attestOptions, file string) error {
 	if err != nil {
 		return err
 	}
+	ts, err := tokensFor(file, "", "")
+	if err != nil {
+		return inputError(fmt.Errorf("attest: %s: %w", file, err))
+	}
 	a, err := attest.Bundle(attest.BundleRequest{
 		Options: attest.Options{Version: buildVersion().Version, Time: at},
-		Data:    data, Name: name, Verify: opts, Predicate: predicate, AllowCoherent: o.allowCoherent,
+		Data:    data, Name: name, Verify: opts, Timestamps: ts, Predicate: predicate, AllowCoherent: o.allowCoherent,
 	})
 	var syn *bundle.SyntaxError
 	var nv *attest.NotVerifiedError

@@ -37,7 +37,10 @@ A --prefix like 0211. expands to openwop.requirement.0211.
 
 The host and key id columns are unsigned (the minter's claims; anyone can edit
 them without breaking the signature): the table and the CSV header say so, and
-JSON lists them in unsignedColumns. Every CSV text cell stays on one line and a
+JSON lists them in unsignedColumns. SIGNED AT (signedAt, timeSource) says when
+the host signature was made and where that comes from: rfc3161, a time-stamp
+token beside the bundle (FILE.tsr) that chains to a --tsa-cert, or
+generatedAt (unsigned), the bundle's own word. Every CSV text cell stays on one line and a
 cell that a spreadsheet would evaluate (starting with =, +, -, @) gets a leading '.
 
 Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage error.`,
@@ -124,9 +127,10 @@ func renderCensusTable(w io.Writer, c *gate.Census) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join([]string{"BUNDLE", head("ROW", "row"), head("RESULT", "result"), head("ASSERTIONS", "assertions"),
-		head("SUITE", "suite"), head("HOST", "host"), head("KEY", "keyId"), "VERDICT"}, "\t"))
+		head("SUITE", "suite"), head("HOST", "host"), head("KEY", "keyId"), "VERDICT", "SIGNED AT"}, "\t"))
 	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", in(filepath.Base(r.Bundle)), in(r.Row), in(r.Result), r.Assertions, in(r.Suite), in(r.Host), in(r.KeyID), r.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", in(filepath.Base(r.Bundle)), in(r.Row), in(r.Result), r.Assertions, in(r.Suite), in(r.Host), in(r.KeyID), r.Verdict,
+			in(orDash(r.SignedAt)+" ("+r.TimeSource+")"))
 	}
 	tw.Flush()
 }
@@ -148,7 +152,8 @@ func renderCensusCSV(w io.Writer, c *gate.Census) error {
 	text := render.CSVCell
 	for _, r := range c.Rows {
 		cw.Write([]string{text(r.Query), text(r.Bundle), text(r.Sha256), text(r.Row), text(r.Scenario), text(r.Result),
-			strconv.FormatInt(r.Assertions, 10), text(r.Suite), text(r.Host), text(r.KeyID), text(r.Verdict), strconv.FormatBool(r.Verifies)})
+			strconv.FormatInt(r.Assertions, 10), text(r.Suite), text(r.Host), text(r.KeyID), text(r.Verdict), strconv.FormatBool(r.Verifies),
+			text(r.SignedAt), text(r.TimeSource)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -25,6 +25,7 @@ type repoFlags struct {
 	live                                  bool
 	trustUnsignedOrigin                   bool
 	historyBase                           string
+	requireTimestamp                      bool
 }
 
 func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
@@ -35,6 +36,7 @@ func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
 	fl.StringVar(&r.ledger, "ledger", "", "corpus ledger `file` (default <repo>/evidence/corpus-ledger.json)")
 	fl.StringVar(&r.anchors, "anchors", "", "harness-trust-anchor list `file` (default <repo>/spec/v2/harness-trust-anchors.json)")
 	fl.IntVar(&r.minTier, "min-tier", 1, "lowest host tier that qualifies: 1 steward-verified, 2 steward-affiliated, 3 independent")
+	fl.BoolVar(&r.requireTimestamp, "require-timestamp", false, "bundle.key FAILs a bundle whose host signature has no RFC 3161 token (FILE.tsr beside it) that chains to a --tsa-cert (docs/timestamps.md)")
 	if withLive {
 		fl.BoolVar(&r.live, "live", false, "fetch each witness host's live /.well-known/openwop and compare its canonical hash with discovery.sha256 (a match also binds the origin of discovery.url)")
 		fl.StringVar(&r.historyBase, "history-base", "", "the reviewed `REF` (the branch pull requests merge into, e.g. origin/main): a committed bundle's discovery.url is bound by git history only when the commit that added it with its signed payload is on REF")
@@ -49,7 +51,8 @@ func (r *repoFlags) config(stderr io.Writer, opts verify.Options, keyring string
 	return gate.Config{
 		Root: r.root, BundlesDir: r.bundles, TiersFile: r.tiers, LedgerFile: r.ledger, AnchorsFile: r.anchors,
 		MinTier: r.minTier, Live: r.live, KeyringPath: keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin, HistoryBase: r.historyBase,
-		Loader: &gate.Loader{Options: opts, Progress: progress(stderr, "verifying bundles")},
+		RequireTimestamp: r.requireTimestamp,
+		Loader:           &gate.Loader{Options: opts, Progress: progress(stderr, "verifying bundles")},
 	}, nil
 }
 
@@ -146,8 +149,11 @@ Criteria:
                      in a bundle that qualifies
   requirement.corpus a (corpus) id is executed-pass in evidence/corpus-ledger.json
   bundle.*           for each bundle relied on: verifies with zero rejections under a
-                     trusted key (--keyring or --host-key); key not revoked, not used
-                     after retiredAt; all claimed profiles certified; relaxations empty;
+                     trusted key (--keyring or --host-key); key not revoked and in
+                     service when it signed (judged at the time of a FILE.tsr token
+                     trusted under --tsa-cert; a retired key without one is BLOCKED;
+                     --require-timestamp FAILs a bundle without one); all claimed
+                     profiles certified; relaxations empty;
                      guard closed; host tier known and >= --min-tier (by the origin of
                      discovery.url in evidence/host-tiers.json), that origin bound to
                      the signed bundle by the keyring pin of the signing key, the git

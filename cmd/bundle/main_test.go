@@ -57,6 +57,10 @@ func TestScripts(t *testing.T) {
 	if corpusErr != nil {
 		t.Logf("SKIPPING corpus scripts: %s is absent", corpus)
 	}
+	noOpenSSL := testkit.OpenSSLMissing()
+	if noOpenSSL != "" {
+		t.Logf("SKIPPING trusted-time scripts: %s", noOpenSSL)
+	}
 	noToken := softhsmMissing()
 	if noToken != "" {
 		t.Logf("SKIPPING PKCS#11 token scripts: %s", noToken)
@@ -76,6 +80,8 @@ func TestScripts(t *testing.T) {
 				return corpusErr == nil, nil
 			case "softhsm":
 				return noToken == "", nil
+			case "openssl":
+				return noOpenSSL == "", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -97,6 +103,11 @@ func TestScripts(t *testing.T) {
 			// attest scripts
 			"sha256env":  cmdSha256Env,
 			"attestflip": cmdAttestFlip,
+			// trusted-time scripts (tsa_test.go)
+			"tsa":      cmdTSA,
+			"tsastamp": cmdTSAStamp,
+			"sigfile":  cmdSigFile,
+			"truncate": cmdTruncate,
 		},
 	})
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/mint"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/rows"
+	"github.com/certcut/certcut/timestamp"
 	"github.com/spf13/cobra"
 )
 
@@ -55,6 +57,7 @@ type mintFlags struct {
 	keyRef, keyID                         string
 	verifierRef, verifierKeyID            string
 	generatedAt                           string
+	tsa                                   tsaFlags
 }
 
 func newMintCmd() *cobra.Command {
@@ -151,6 +154,7 @@ Exit codes:
 	fl.StringVar(&f.verifierRef, "verifier-key", "", "independent verifier's key (same forms as --key), for --evidence-tier independent")
 	fl.StringVar(&f.verifierKeyID, "verifier-key-id", "", "independent verifier's key `ID`")
 	fl.StringVar(&f.generatedAt, "generated-at", "", "fix generatedAt (RFC 3339 `TIME`) so the same inputs give byte-identical output")
+	f.tsa.register(cmd, "also ask this Time-Stamp Authority (`URL`, RFC 3161) for a token of each signature, written beside FILE as FILE.tsr (and FILE.verifier.tsr); docs/timestamps.md")
 	return cmd
 }
 
@@ -174,6 +178,8 @@ type mintReport struct {
 	Verdict         string                `json:"verdict,omitempty"`
 	selfCheck       string                // the verdict in words, for the text report
 	Refused         []map[string]string   `json:"refused,omitempty"`
+	// Timestamps are the RFC 3161 tokens written beside the bundle (--tsa).
+	Timestamps []stampedFile `json:"timestamps,omitempty"`
 }
 
 // runMint checks the flags, loads the keys, reads the inputs, assembles, signs,
@@ -216,6 +222,22 @@ func runMint(cmd *cobra.Command, f mintFlags) (err error) {
 	}
 	if f.tier == bundle.TierIndependent && f.verifierRef == "" && !f.unsigned {
 		return usageErrorf("mint: --evidence-tier independent needs the verifier's signature: pass --verifier-key and --verifier-key-id, or mint --unsigned and have the verifier run 'bundle sign --as-verifier' before you sign")
+	}
+	if f.unsigned && f.tsa.url != "" {
+		return usageErrorf("mint: --unsigned makes no signature for --tsa to time-stamp; pass --tsa to 'bundle sign' (or run 'bundle timestamp' after it)")
+	}
+	tsaRoles := []timestamp.Role{timestamp.HostRole}
+	if f.verifierRef != "" {
+		tsaRoles = append(tsaRoles, timestamp.VerifierRole)
+	}
+	if f.tsa.url != "" {
+		if err := refuseExistingTokens(f.out, f.force, tsaRoles...); err != nil {
+			return err
+		}
+	}
+	tsaTrust, err := f.tsa.check("mint")
+	if err != nil {
+		return err
 	}
 	if f.discoveryURL == "" && f.discoveryFile == "" {
 		return usageErrorf("mint: give --discovery URL (fetched live) or --discovery-file FILE with --discovery-url URL")
@@ -361,6 +383,11 @@ func runMint(cmd *cobra.Command, f mintFlags) (err error) {
 	if checkErr != nil {
 		return selfCheckError("mint", checkErr)
 	}
+	if f.tsa.url != "" {
+		if rep.Timestamps, err = f.tsa.stamp(ctx, "mint", asm.Bundle, f.out, tsaTrust, tsaRoles...); err != nil {
+			return err
+		}
+	}
 	if err := atomicfile.Write(f.out, data, 0o644, f.force); err != nil {
 		var exists *atomicfile.ExistsError
 		if errors.As(err, &exists) {
@@ -369,6 +396,12 @@ func runMint(cmd *cobra.Command, f mintFlags) (err error) {
 		return inputError(fmt.Errorf("mint: writing %s: %w", f.out, err))
 	}
 	rep.Written = true
+	if err := writeTokens("mint", rep.Timestamps, f.force); err != nil {
+		return err
+	}
+	if !f.unsigned {
+		warnStaleTokens(cmd.ErrOrStderr(), f.out, asm.Bundle, rep.Timestamps)
+	}
 	if f.json {
 		printJSON(cmd.OutOrStdout(), rep)
 		return nil
@@ -428,6 +461,9 @@ func renderMintText(stdout, stderr io.Writer, rep mintReport) {
 		fmt.Fprintf(stdout, "redacted:  %d place(s): %s\n", len(rep.Redacted), strings.Join(rep.Redacted, ", "))
 	}
 	fmt.Fprintf(stdout, "self-check: %s\n", rep.selfCheck)
+	for _, t := range rep.Timestamps {
+		fmt.Fprintf(stdout, "timestamp: %s\n", render.Inline(tokenLine(t)))
+	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "bundle: warning: %s\n", w)
 	}

@@ -12,10 +12,15 @@ import (
 	"golang.org/x/term"
 )
 
-// reviewFile reads one bundle, verifies it and builds its review. A file that
-// cannot be read or is not I-JSON is an input error (exit 3).
+// reviewFile reads one bundle and the time-stamp tokens beside it, verifies it
+// and builds its review. A file that cannot be read or is not I-JSON is an
+// input error (exit 3).
 func reviewFile(stdin io.Reader, file string, opts verify.Options, tf *tiers.File) (*render.Review, error) {
 	data, err := readBundleArg(stdin, file)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
+	}
+	ts, err := tokensFor(file, "", "")
 	if err != nil {
 		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
 	}
@@ -23,7 +28,7 @@ func reviewFile(stdin io.Reader, file string, opts verify.Options, tf *tiers.Fil
 	if err != nil {
 		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
 	}
-	return render.NewReview(file, b, verify.Bundle(b, problems, opts), tf), nil
+	return render.NewReview(file, b, verify.Judge(b, problems, opts, ts), tf), nil
 }
 
 // loadTiers reads --tiers, if given.

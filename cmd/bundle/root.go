@@ -45,6 +45,7 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 	root.AddCommand(newVerifyCmd())
 	root.AddCommand(newMintCmd())
 	root.AddCommand(newSignCmd())
+	root.AddCommand(newTimestampCmd())
 	root.AddCommand(newAttestCmd(), newVerifyAttestationCmd())
 	root.AddCommand(newGateCmd())
 	root.AddCommand(newCensusCmd())

@@ -11,6 +11,8 @@ import (
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/mint"
+	"github.com/certcut/certcut/render"
+	"github.com/certcut/certcut/timestamp"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +24,7 @@ type signFlags struct {
 	registry            string
 	json                bool
 	secrets, secretEnvs []string
+	tsa                 tsaFlags
 }
 
 func newSignCmd() *cobra.Command {
@@ -81,6 +84,7 @@ mismatch); 70 internal error.`,
 	fl.BoolVar(&f.json, "json", false, "print the self-check verdict as JSON")
 	fl.StringArrayVar(&f.secrets, "secret", nil, "a secret `VALUE` that must not be published (repeatable; prefer --secret-env)")
 	fl.StringArrayVar(&f.secretEnvs, "secret-env", nil, "the value of environment variable `NAME` must not be published (repeatable)")
+	f.tsa.register(cmd, "also ask this Time-Stamp Authority (`URL`, RFC 3161) for a token of the signature made, written beside OUT as OUT.tsr (OUT.verifier.tsr with --as-verifier); docs/timestamps.md")
 	return cmd
 }
 
@@ -89,6 +93,8 @@ mismatch); 70 internal error.`,
 type signReport struct {
 	fileVerdict
 	Redacted []string `json:"redacted"`
+	// Timestamps are the RFC 3161 tokens written beside OUT (--tsa).
+	Timestamps []stampedFile `json:"timestamps,omitempty"`
 }
 
 // runSign checks the flags, loads the key, reads the bundle, keeps secrets out of
@@ -110,6 +116,19 @@ func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
 		if _, err := os.Lstat(f.out); err == nil {
 			return usageErrorf("%s already exists; pass --force to overwrite it", f.out)
 		}
+	}
+	tsaRole := timestamp.HostRole
+	if f.asVerifier {
+		tsaRole = timestamp.VerifierRole
+	}
+	if f.tsa.url != "" {
+		if err := refuseExistingTokens(f.out, f.force, tsaRole); err != nil {
+			return err
+		}
+	}
+	tsaTrust, err := f.tsa.check("sign")
+	if err != nil {
+		return err
 	}
 	given, err := secretValues("sign", f.secrets, f.secretEnvs)
 	if err != nil {
@@ -196,11 +215,12 @@ func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
 		return mintError(err)
 	}
 	verdict, checkErr := mint.SelfCheck(out, hostKeys, verifierKeys, reg, tolerated)
+	var stamped []stampedFile
 	report := func(path string) {
 		if redacted == nil {
 			redacted = []string{}
 		}
-		printJSON(cmd.OutOrStdout(), signReport{fileVerdict{File: path, ExitCode: verdict.ExitCode(), Verdict: verdict}, redacted})
+		printJSON(cmd.OutOrStdout(), signReport{fileVerdict{File: path, ExitCode: verdict.ExitCode(), Verdict: verdict}, redacted, stamped})
 	}
 	var refused *mint.RefusedError
 	if errors.As(checkErr, &refused) {
@@ -213,6 +233,11 @@ func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
 	if checkErr != nil {
 		return selfCheckError("sign", checkErr)
 	}
+	if f.tsa.url != "" {
+		if stamped, err = f.tsa.stamp(cmd.Context(), "sign", b, f.out, tsaTrust, tsaRole); err != nil {
+			return err
+		}
+	}
 	if err := atomicfile.Write(f.out, out, 0o644, f.force); err != nil {
 		var exists *atomicfile.ExistsError
 		if errors.As(err, &exists) {
@@ -220,6 +245,10 @@ func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
 		}
 		return inputError(fmt.Errorf("sign: writing %s: %w", f.out, err))
 	}
+	if err := writeTokens("sign", stamped, f.force); err != nil {
+		return err
+	}
+	warnStaleTokens(cmd.ErrOrStderr(), f.out, b, stamped)
 	if f.json {
 		report(f.out)
 		return nil
@@ -231,6 +260,9 @@ func runSign(cmd *cobra.Command, f signFlags, file string) (err error) {
 	}
 	for _, u := range verdict.Unverified {
 		fmt.Fprintf(cmd.OutOrStdout(), "  · %s\n", u)
+	}
+	for _, t := range stamped {
+		fmt.Fprintf(cmd.OutOrStdout(), "timestamp: %s\n", render.Inline(tokenLine(t)))
 	}
 	return nil
 }

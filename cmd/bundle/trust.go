@@ -5,6 +5,7 @@ import (
 
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/timestamp"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
@@ -17,6 +18,7 @@ type trustFlags struct {
 	verifierKeys []string
 	keyring      string
 	registry     string
+	tsaCerts     []string
 	// loneKey: the command judges bundles as the reference --verify does, so a lone
 	// --host-key (or --verifier-key) file or raw key is used whatever the bundle's
 	// key id (verify.Options.UnsafeLoneKeyAnyKeyID).
@@ -39,6 +41,7 @@ func (t *trustFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&t.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
 	fl.StringVar(&t.keyring, "keyring", "", "keyring `file` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
 	fl.StringVar(&t.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
+	fl.StringArrayVar(&t.tsaCerts, "tsa-cert", nil, "trusted Time-Stamp Authority certificate: PEM `file` of the TSA's certificate or its CA's (repeatable); a bundle's FILE.tsr gives its signing time only under one (docs/timestamps.md)")
 }
 
 // options loads what the flags name into verify options. An unreadable key,
@@ -55,6 +58,11 @@ func (t *trustFlags) options() (verify.Options, error) {
 	if t.keyring != "" {
 		if opts.Keyring, err = keys.LoadKeyring(t.keyring); err != nil {
 			return opts, inputError(fmt.Errorf("--keyring %s: %w", t.keyring, err))
+		}
+	}
+	if len(t.tsaCerts) > 0 {
+		if opts.TSA, err = timestamp.LoadTrust(t.tsaCerts...); err != nil {
+			return opts, inputError(fmt.Errorf("--tsa-cert: %w", err))
 		}
 	}
 	if t.registry == "" {
@@ -75,4 +83,28 @@ func loadKeyArgs(flag string, args []string) (keys.Set, error) {
 		set = append(set, ks...)
 	}
 	return set, nil
+}
+
+// tokensFor reads the time-stamp tokens of a bundle named on the command line:
+// the files given (--timestamp, --verifier-timestamp) when they are, else
+// FILE.tsr and FILE.verifier.tsr beside it when they are there (none for
+// standard input). A token file that is there but cannot be read is an error.
+func tokensFor(file, host, verifier string) (verify.Timestamps, error) {
+	var ts verify.Timestamps
+	for _, t := range []struct {
+		given, beside string
+		dst           **timestamp.File
+	}{{host, timestamp.HostFile(file), &ts.Host}, {verifier, timestamp.VerifierFile(file), &ts.Verifier}} {
+		var err error
+		switch {
+		case t.given != "":
+			*t.dst, err = timestamp.ReadFile(t.given)
+		case file != "-":
+			*t.dst, err = timestamp.ReadBeside(t.beside)
+		}
+		if err != nil {
+			return ts, fmt.Errorf("time-stamp token: %w", err)
+		}
+	}
+	return ts, nil
 }

@@ -18,6 +18,9 @@ import (
 type verifyFlags struct {
 	trustFlags
 	json bool
+	// hostToken and verifierToken name token files for a single bundle
+	// (--timestamp, --verifier-timestamp) instead of FILE.tsr beside it.
+	hostToken, verifierToken string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -51,6 +54,14 @@ gate, census and diff match keys by id only. Without a trusted key, the verdict 
 at best COHERENT, and says whether the signature verifies under the key the
 bundle's own discovery document publishes — self-published, so not trusted.
 
+Time comes from an RFC 3161 time-stamp token beside the bundle (FILE.tsr, written
+by 'bundle timestamp'; --timestamp FILE names another): under a TSA certificate you
+name with --tsa-cert its time is the signing time, and the host key's retirement
+is judged at it. generatedAt is not signed: a retired key with no trusted time is
+at best COHERENT. A token that is malformed, stamps another signature, lacks the
+time-stamping usage or (with --tsa-cert) chains to no trusted TSA is a rejection
+(docs/timestamps.md).
+
 What verify does NOT do: it does not re-run the suite, does not fetch the host's
 live /.well-known/openwop, and does not judge whether the suite version is current.`,
 		Example: `  bundle verify --host-key keys/v2-reference-4.pub.pem openwop-host-v2-reference.json
@@ -63,6 +74,8 @@ live /.well-known/openwop, and does not judge whether the suite version is curre
 	}
 	f.registerReference(cmd)
 	cmd.Flags().BoolVar(&f.json, "json", false, "print a JSON array with one verdict object per file")
+	cmd.Flags().StringVar(&f.hostToken, "timestamp", "", "the RFC 3161 token `file` of the host signature (default: FILE.tsr beside the bundle, when there); one bundle only")
+	cmd.Flags().StringVar(&f.verifierToken, "verifier-timestamp", "", "the RFC 3161 token `file` of the verifier signature (default: FILE.verifier.tsr, when there); one bundle only")
 	return cmd
 }
 
@@ -87,10 +100,14 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 	if stdin > 1 {
 		return usageErrorf("verify: - (standard input) is given %d times; standard input is read once, so give - once", stdin)
 	}
+	if (f.hostToken != "" || f.verifierToken != "") && len(files) != 1 {
+		return usageErrorf("verify: --timestamp and --verifier-timestamp name the tokens of one bundle, but %d bundles are given; put each token beside its bundle as FILE.tsr instead", len(files))
+	}
 	opts, err := f.options()
 	if err != nil {
 		return err
 	}
+	tokens := func(file string) (verify.Timestamps, error) { return tokensFor(file, f.hostToken, f.verifierToken) }
 	stdout := cmd.OutOrStdout()
 	worst := verify.Verified
 	if f.json {
@@ -99,7 +116,7 @@ func runVerify(cmd *cobra.Command, f verifyFlags, files []string) error {
 		}
 	}
 	var werr error
-	verifyFiles(cmd.InOrStdin(), files, opts, func(i int, fv fileVerdict) {
+	verifyFiles(cmd.InOrStdin(), files, opts, tokens, func(i int, fv fileVerdict) {
 		if fv.panicked != nil {
 			panic(fv.panicked)
 		}
@@ -159,7 +176,7 @@ func writeJSONItem(w io.Writer, fv fileVerdict, last bool) error {
 // files holds a bounded number of verdicts (and parse trees). A panic while
 // judging a file is captured in its result (panicked), for emit to re-raise; the
 // worker goes on with the next file.
-func verifyFiles(stdin io.Reader, files []string, opts verify.Options, emit func(i int, fv fileVerdict)) {
+func verifyFiles(stdin io.Reader, files []string, opts verify.Options, tokens func(string) (verify.Timestamps, error), emit func(i int, fv fileVerdict)) {
 	workers := min(runtime.GOMAXPROCS(0), len(files))
 	window := 4 * workers // files judged or being judged, not yet emitted
 	type result struct {
@@ -182,7 +199,7 @@ func verifyFiles(stdin io.Reader, files []string, opts verify.Options, emit func
 				var fv fileVerdict
 				func() {
 					defer panics.Capture(&fv.panicked)
-					fv = verifyFile(stdin, files[i], opts)
+					fv = verifyFile(stdin, files[i], opts, tokens)
 				}()
 				done <- result{i, fv}
 			}
@@ -212,12 +229,16 @@ func (fv fileVerdict) outcome() verify.Outcome {
 
 // verifyFile reads and judges one file; a file that cannot be read or parsed has
 // no Verdict and an Error that says why.
-func verifyFile(stdin io.Reader, file string, opts verify.Options) fileVerdict {
+func verifyFile(stdin io.Reader, file string, opts verify.Options, tokens func(string) (verify.Timestamps, error)) fileVerdict {
 	hook("verify-file")
 	data, err := readBundleArg(stdin, file)
+	var ts verify.Timestamps
+	if err == nil {
+		ts, err = tokens(file)
+	}
 	if err == nil {
 		var v *verify.Verdict
-		if v, err = verify.Parse(data, opts); err == nil {
+		if v, err = verify.ParseWith(data, opts, ts); err == nil {
 			return fileVerdict{File: file, ExitCode: v.ExitCode(), Verdict: v}
 		}
 	}
