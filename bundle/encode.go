@@ -4,7 +4,13 @@ package bundle
 // order (suite 2.44 and later): bundleVersion, generatedAt, suite, host, discovery,
 // claimedProfiles, results, assertionCount, detail, durability, witnessSha256,
 // signature, verifierSignature. Optional members are written only when set.
+//
+// A row or a detail.nonPass item that b.Raw holds at the same index, member for
+// member identical to what b writes there, is taken from b.Raw instead of built
+// again: a bundle being minted is encoded several times (sealed, signed, written)
+// and builds its rows once. The document is the same either way.
 func (b *Bundle) Value() Value {
+	prevRows, _ := b.Raw.Path("results", "requirements")
 	root := []Member{
 		{"bundleVersion", StringValue(b.BundleVersion)},
 		{"generatedAt", StringValue(b.GeneratedAt)},
@@ -12,19 +18,12 @@ func (b *Bundle) Value() Value {
 		{"host", b.Host.value()},
 		{"discovery", b.Discovery.value()},
 		{"claimedProfiles", b.claimedProfilesValue()},
-		{"results", b.Results.value()},
+		{"results", b.Results.value(prevRows.Items())},
 		{"assertionCount", IntValue(b.AssertionCount)},
 	}
 	if b.Detail != nil {
-		items := make([]Value, len(b.Detail.NonPass))
-		for i, np := range b.Detail.NonPass {
-			items[i] = ObjectValue(
-				Member{"id", StringValue(np.ID)},
-				Member{"result", StringValue(np.Result)},
-				Member{"reason", StringValue(np.Reason)},
-			)
-		}
-		root = append(root, Member{"detail", ObjectValue(Member{"nonPass", ArrayValue(items...)})})
+		prev, _ := b.Raw.Path("detail", "nonPass")
+		root = append(root, Member{"detail", ObjectValue(Member{"nonPass", b.Detail.nonPassValue(prev.Items())})})
 	}
 	if b.Durability != nil {
 		root = append(root, Member{"durability", ObjectValue(Member{"rung", StringValue(b.Durability.Rung)})})
@@ -117,7 +116,82 @@ func (b *Bundle) claimedProfilesValue() Value {
 	return ArrayValue(items...)
 }
 
-func (r ResultSet) value() Value {
+// nonPassValue encodes detail.nonPass, taking each item identical to prev's at the
+// same index from prev.
+func (d *Detail) nonPassValue(prev []Value) Value {
+	items := make([]Value, len(d.NonPass))
+	reuse := len(prev) == len(d.NonPass)
+	var slab []Member // made at the first item prev lacks
+	for i, np := range d.NonPass {
+		m := [...]Member{
+			{"id", StringValue(np.ID)},
+			{"result", StringValue(np.Result)},
+			{"reason", StringValue(np.Reason)},
+		}
+		if reuse && identicalMembers(m[:], prev[i]) {
+			items[i] = prev[i]
+			continue
+		}
+		if slab == nil {
+			slab = make([]Member, 0, 3*(len(d.NonPass)-i))
+		}
+		start := len(slab)
+		slab = append(slab, m[:]...)
+		items[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
+	}
+	return ArrayValue(items...)
+}
+
+// identical reports whether a and b are written alike, by Indent as by Canonical:
+// the same kind, the same string, the same number bits, items identical in order
+// and members with the same names, identical values, in the same order (Equal
+// ignores member order, and takes 0 and -0 for one number).
+func identical(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Bool:
+		return (a.n != 0) == (b.n != 0)
+	case Number:
+		return a.n == b.n
+	case String:
+		return a.str() == b.str() // equal pointers compare at once
+	case Array:
+		ai, bi := a.Items(), b.Items()
+		if len(ai) != len(bi) {
+			return false
+		}
+		for i := range ai {
+			if !identical(ai[i], bi[i]) {
+				return false
+			}
+		}
+		return true
+	case Object:
+		return identicalMembers(a.Members(), b)
+	}
+	return true // null
+}
+
+// identicalMembers reports whether b is an object whose members are identical to m,
+// in order.
+func identicalMembers(m []Member, b Value) bool {
+	if b.kind != Object || len(m) != int(b.n) {
+		return false
+	}
+	bm := b.Members()
+	for i := range m {
+		if m[i].Name != bm[i].Name || !identical(m[i].Value, bm[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// value encodes the result set; a row identical to prev's at the same index is
+// taken from prev (see Bundle.Value).
+func (r ResultSet) value(prev []Value) Value {
 	t := r.Totals
 	totals := ObjectValue(
 		Member{"executedPass", IntValue(int64(t.ExecutedPass))},
@@ -126,15 +200,29 @@ func (r ResultSet) value() Value {
 		Member{"inapplicable", IntValue(int64(t.Inapplicable))},
 		Member{"blocked", IntValue(int64(t.Blocked))},
 	)
-	// One slab for every row's members: a bundle is built several times while it
-	// is minted, and a row is a handful of members.
-	n := 0
-	for i := range r.Requirements {
-		n += r.Requirements[i].memberCount()
-	}
-	slab := make([]Member, 0, n)
 	rows := make([]Value, len(r.Requirements))
+	n := 0 // members of the rows to build
+	if len(prev) == len(r.Requirements) {
+		var scratch [6]Member // a row writes at most six members
+		for i := range r.Requirements {
+			row := &r.Requirements[i]
+			if identicalMembers(row.appendMembers(scratch[:0]), prev[i]) {
+				rows[i] = prev[i]
+			} else {
+				n += row.memberCount()
+			}
+		}
+	} else {
+		for i := range r.Requirements {
+			n += r.Requirements[i].memberCount()
+		}
+	}
+	// One slab for the members of every row built: a row is a handful of members.
+	slab := make([]Member, 0, n)
 	for i := range r.Requirements {
+		if rows[i].kind == Object {
+			continue // taken from prev
+		}
 		start := len(slab)
 		slab = r.Requirements[i].appendMembers(slab)
 		rows[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
