@@ -188,22 +188,17 @@ func AppendString(dst []byte, s string) ([]byte, error) {
 		dst = append(dst, s...)
 		return append(dst, '"'), nil
 	}
+	if !utf8.ValidString(s[plain:]) {
+		return dst, &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
+	}
 	dst = append(dst, '"')
 	start := 0
-	for i := plain; i < len(s); {
+	for i := plain; ; i++ {
+		i += literalPrefix(s[i:]) // UTF-8 is written as it is
+		if i == len(s) {
+			break
+		}
 		c := s[i]
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return dst, &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
 		dst = append(dst, s[start:i]...)
 		switch c {
 		case '"', '\\':
@@ -221,8 +216,7 @@ func AppendString(dst []byte, s string) ([]byte, error) {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
-		i++
-		start = i
+		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"'), nil
@@ -238,6 +232,11 @@ func AppendNumber(dst []byte, f float64) ([]byte, error) {
 	}
 	if f == 0 {
 		return append(dst, '0'), nil
+	}
+	if f == math.Trunc(f) && math.Abs(f) <= MaxSafeInteger {
+		// Every integer up to 2^53−1 is a double of its own, so its shortest
+		// digits are all of its digits.
+		return strconv.AppendInt(dst, int64(f), 10), nil
 	}
 	if f < 0 {
 		dst = append(dst, '-')

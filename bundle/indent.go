@@ -1,18 +1,18 @@
 package bundle
 
+import "strconv"
+
 // Indent returns v as JSON.stringify(v, null, 2) writes it, followed by a newline:
 // members in the order they are held, two spaces per level, ": " after names,
 // empty arrays and objects as [] and {}. Scalars are written as in canonical JSON.
 // This is the layout of bundle files on disk.
 func Indent(v Value) ([]byte, error) {
-	w := indentWriter{out: make([]byte, 0, indentSize(v, 0)+1)}
-	if err := w.value(v, 0); err != nil {
+	out, err := appendIndent(make([]byte, 0, indentSize(v, 0)+1), v, 0)
+	if err != nil {
 		return nil, err
 	}
-	return append(w.out, '\n'), nil
+	return append(out, '\n'), nil
 }
-
-type indentWriter struct{ out []byte }
 
 // indentSize is about what Indent writes for v at depth (escapes and long numbers
 // aside), so that the output is allocated once rather than grown by doubling.
@@ -48,74 +48,85 @@ func indentSize(v Value, depth int) int {
 	return 0
 }
 
-func (w *indentWriter) newline(depth int) {
-	w.out = append(w.out, '\n')
-	for range depth {
-		w.out = append(w.out, ' ', ' ')
+// commaNewline is a comma, a newline and the indentation of depth 31: a line
+// break is commaNewline[1:2+2*depth], one after an item commaNewline[:2+2*depth].
+const commaNewline = ",\n" + "                                                              "
+
+// appendBreak appends a line break to depth (after a comma when comma is set).
+func appendBreak(out []byte, depth int, comma bool) []byte {
+	if comma {
+		out = append(out, ',')
 	}
+	if n := 2 + 2*depth; n <= len(commaNewline) {
+		return append(out, commaNewline[1:n]...)
+	}
+	out = append(out, '\n')
+	for range depth {
+		out = append(out, ' ', ' ')
+	}
+	return out
 }
 
-func (w *indentWriter) value(v Value, depth int) error {
+// appendIndent appends v at depth to out. The text is passed and returned, not
+// held in a struct, so that appending writes no pointer to memory.
+func appendIndent(out []byte, v Value, depth int) ([]byte, error) {
 	var err error
 	switch v.kind {
 	case Array:
 		items := v.Items()
 		if len(items) == 0 {
-			w.out = append(w.out, '[', ']')
-			return nil
+			return append(out, '[', ']'), nil
 		}
-		w.out = append(w.out, '[')
+		out = append(out, '[')
 		for i := range items {
-			if i > 0 {
-				w.out = append(w.out, ',')
-			}
-			w.newline(depth + 1)
-			if err = w.value(items[i], depth+1); err != nil {
-				return err
+			out = appendBreak(out, depth+1, i > 0)
+			if out, err = appendIndent(out, items[i], depth+1); err != nil {
+				return out, err
 			}
 		}
-		w.newline(depth)
-		w.out = append(w.out, ']')
+		out = appendBreak(out, depth, false)
+		return append(out, ']'), nil
 	case Object:
 		members := v.Members()
 		if len(members) == 0 {
-			w.out = append(w.out, '{', '}')
-			return nil
+			return append(out, '{', '}'), nil
 		}
-		w.out = append(w.out, '{')
+		out = append(out, '{')
 		var seen map[string]struct{} // only for large objects: small ones are scanned
 		if len(members) > 16 {
 			seen = make(map[string]struct{}, len(members))
 		}
-		for i, m := range members {
+		for i := range members {
+			name := members[i].Name
 			dup := false
 			if seen != nil {
-				_, dup = seen[m.Name]
-				seen[m.Name] = struct{}{}
+				_, dup = seen[name]
+				seen[name] = struct{}{}
 			} else {
-				for _, earlier := range members[:i] {
-					dup = dup || earlier.Name == m.Name
+				for j := range i {
+					dup = dup || members[j].Name == name
 				}
 			}
 			if dup {
-				return &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + m.Name}
+				return out, &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + name}
 			}
-			if i > 0 {
-				w.out = append(w.out, ',')
+			out = appendBreak(out, depth+1, i > 0)
+			if out, err = AppendString(out, name); err != nil {
+				return out, err
 			}
-			w.newline(depth + 1)
-			if w.out, err = AppendString(w.out, m.Name); err != nil {
-				return err
-			}
-			w.out = append(w.out, ':', ' ')
-			if err = w.value(m.Value, depth+1); err != nil {
-				return err
+			out = append(out, ':', ' ')
+			if out, err = appendIndent(out, members[i].Value, depth+1); err != nil {
+				return out, err
 			}
 		}
-		w.newline(depth)
-		w.out = append(w.out, '}')
-	default:
-		w.out, err = AppendCanonical(w.out, v)
+		out = appendBreak(out, depth, false)
+		return append(out, '}'), nil
+	case String:
+		return AppendString(out, v.str())
+	case Number:
+		return AppendNumber(out, v.num())
+	case Bool:
+		return strconv.AppendBool(out, v.n != 0), nil
 	}
-	return err
+	return append(out, "null"...), nil
 }
