@@ -157,6 +157,7 @@ func Assemble(in Input) (*Assembled, error) {
 	secrets := Secrets(in.Secrets, in.Env, in.KeyPEM, in.KeyID)
 	scrubbed, where := Scrub(b.Value(), secrets)
 	out.Redacted = where
+	b.Raw = scrubbed // what b encodes to: Seal, Sign and Encode take its rows from it
 	if len(where) > 0 {
 		decoded, problems := bundle.Decode(scrubbed)
 		for _, p := range problems {
@@ -418,12 +419,51 @@ func Encode(b *bundle.Bundle) ([]byte, error) {
 // checkNumbers finds the first number of v that would not read back under the
 // I-JSON rules once written.
 func checkNumbers(v bundle.Value) error {
+	if numbersReadBack(v) {
+		return nil
+	}
+	return describeNumber(v)
+}
+
+// readsBack reports whether the number f, once written, reads back: a safe
+// integer, or a number with a fraction. Others (integers beyond ±(2^53−1)) may
+// or may not, and are looked at closely by describeNumber.
+func readsBack(f float64) bool {
+	return f == math.Trunc(f) && math.Abs(f) <= bundle.MaxSafeInteger || f != math.Trunc(f) && !math.IsNaN(f)
+}
+
+// numbersReadBack reports whether every number of v reads back (readsBack).
+func numbersReadBack(v bundle.Value) bool {
+	switch v.Kind() {
+	case bundle.Number:
+		f, _ := v.Float()
+		return readsBack(f)
+	case bundle.Array:
+		for _, item := range v.Items() {
+			if k := item.Kind(); (k == bundle.Number || k >= bundle.Array) && !numbersReadBack(item) {
+				return false
+			}
+		}
+	case bundle.Object:
+		members := v.Members()
+		for i := range members {
+			if k := members[i].Value.Kind(); (k == bundle.Number || k >= bundle.Array) && !numbersReadBack(members[i].Value) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// describeNumber walks v to the first number that does not read back once written
+// and says where it is and where it comes from.
+func describeNumber(v bundle.Value) error {
 	var path []pathToken
 	var walk func(v bundle.Value) error
 	walk = func(v bundle.Value) error {
 		switch v.Kind() {
 		case bundle.Number:
-			if f, _ := v.Float(); f == math.Trunc(f) && math.Abs(f) <= bundle.MaxSafeInteger || f != math.Trunc(f) && !math.IsNaN(f) {
+			if f, _ := v.Float(); readsBack(f) {
 				return nil // written as a safe integer or with a fraction: reads back
 			}
 			where := (&scrubber{path: path}).pointer()

@@ -100,7 +100,7 @@ func PEMSecrets(pemText []byte) []string {
 // member name that held a secret appears in them scrubbed, so the report never
 // repeats the secret it removed.
 func Scrub(v bundle.Value, secrets []string) (bundle.Value, []string) {
-	s := scrubber{secrets: secrets}
+	s := newScrubber(secrets)
 	out := s.value(v)
 	return out, s.where
 }
@@ -109,14 +109,34 @@ func Scrub(v bundle.Value, secrets []string) (bundle.Value, []string) {
 // RedactionMarker: for messages that may quote input (an error naming a row id,
 // say) before they are printed.
 func ScrubText(text string, secrets []string) string {
-	out, _ := (&scrubber{secrets: secrets}).str(text)
+	out, _ := newScrubber(secrets).str(text)
 	return out
 }
 
 type scrubber struct {
 	secrets []string
-	where   []string
-	path    []pathToken // where the walk is; spelled as a pointer only for a hit
+	// minimal are the secrets that contain no other secret, and shortest the
+	// length of the shortest: every secret contains a minimal one, so a string
+	// shorter than shortest, or holding no minimal secret, holds no secret.
+	minimal  []string
+	shortest int
+	where    []string
+	path     []pathToken // where the walk is; spelled as a pointer only for a hit
+}
+
+func newScrubber(secrets []string) *scrubber {
+	s := &scrubber{secrets: secrets}
+	for i, secret := range secrets {
+		if i == 0 || len(secret) < s.shortest {
+			s.shortest = len(secret)
+		}
+		if !slices.ContainsFunc(secrets, func(other string) bool {
+			return other != secret && strings.Contains(secret, other)
+		}) && !slices.Contains(s.minimal, secret) {
+			s.minimal = append(s.minimal, secret)
+		}
+	}
+	return s
 }
 
 // pathToken is a member name, or an array index when index >= 0.
@@ -140,6 +160,11 @@ func (s *scrubber) pointer() string {
 }
 
 func (s *scrubber) str(in string) (string, bool) {
+	if len(in) < s.shortest || len(s.secrets) == 0 || !slices.ContainsFunc(s.minimal, func(secret string) bool {
+		return strings.Contains(in, secret)
+	}) {
+		return in, false
+	}
 	out, hit := in, false
 	for _, secret := range s.secrets {
 		if strings.Contains(out, secret) {
