@@ -117,11 +117,11 @@ func (b *Bundle) claimedProfilesValue() Value {
 }
 
 // nonPassValue encodes detail.nonPass, taking each item identical to prev's at the
-// same index from prev.
+// same index from prev (and prev itself when every item is).
 func (d *Detail) nonPassValue(prev []Value) Value {
-	items := make([]Value, len(d.NonPass))
 	reuse := len(prev) == len(d.NonPass)
-	var slab []Member // made at the first item prev lacks
+	var items []Value // made at the first item prev lacks
+	var slab []Member
 	for i, np := range d.NonPass {
 		m := [...]Member{
 			{"id", StringValue(np.ID)},
@@ -129,15 +129,25 @@ func (d *Detail) nonPassValue(prev []Value) Value {
 			{"reason", StringValue(np.Reason)},
 		}
 		if reuse && identicalMembers(m[:], prev[i]) {
-			items[i] = prev[i]
+			if items != nil {
+				items[i] = prev[i]
+			}
 			continue
 		}
-		if slab == nil {
+		if items == nil {
+			items = make([]Value, len(d.NonPass))
+			copy(items, prev[:i]) // prev[:i] were identical, or i is 0
 			slab = make([]Member, 0, 3*(len(d.NonPass)-i))
 		}
 		start := len(slab)
 		slab = append(slab, m[:]...)
 		items[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
+	}
+	if items == nil {
+		items = []Value{}
+		if reuse {
+			items = prev
+		}
 	}
 	return ArrayValue(items...)
 }
@@ -200,21 +210,29 @@ func (r ResultSet) value(prev []Value) Value {
 		Member{"inapplicable", IntValue(int64(t.Inapplicable))},
 		Member{"blocked", IntValue(int64(t.Blocked))},
 	)
-	rows := make([]Value, len(r.Requirements))
-	n := 0 // members of the rows to build
-	if len(prev) == len(r.Requirements) {
-		var scratch [6]Member // a row writes at most six members
-		for i := range r.Requirements {
-			row := &r.Requirements[i]
-			if identicalMembers(row.appendMembers(scratch[:0]), prev[i]) {
+	reuse := len(prev) == len(r.Requirements)
+	var rows []Value // made at the first row prev lacks
+	n := 0           // members of the rows to build
+	for i := range r.Requirements {
+		row := &r.Requirements[i]
+		if reuse && row.writtenAs(prev[i]) {
+			if rows != nil {
 				rows[i] = prev[i]
-			} else {
-				n += row.memberCount()
+			}
+			continue
+		}
+		if rows == nil {
+			rows = make([]Value, len(r.Requirements))
+			if reuse {
+				copy(rows, prev[:i]) // identical
 			}
 		}
-	} else {
-		for i := range r.Requirements {
-			n += r.Requirements[i].memberCount()
+		n += row.memberCount()
+	}
+	if rows == nil {
+		rows = []Value{}
+		if reuse {
+			rows = prev // every row is prev's: prev is never written to below
 		}
 	}
 	// One slab for the members of every row built: a row is a handful of members.
@@ -237,36 +255,49 @@ func (r Row) Value() Value {
 
 // memberCount is how many members Value writes.
 func (r *Row) memberCount() int {
-	n := 3
-	if r.Assertions != nil {
-		n++
-	}
-	if r.Detail != nil {
-		n++
-	}
-	if r.Evidence != nil {
-		n++
-	}
+	n := 0
+	r.eachMember(func(Member) bool { n++; return true })
 	return n
+}
+
+// eachMember calls f with each member Value writes, in order, and stops at the
+// first f that returns false; it reports whether none did. It is the one
+// description of a row's members: appendMembers builds them, writtenAs compares.
+func (r *Row) eachMember(f func(Member) bool) bool {
+	if !f(Member{"id", StringValue(r.ID)}) || !f(Member{"scenario", StringValue(r.Scenario)}) || !f(Member{"result", StringValue(r.Result)}) {
+		return false
+	}
+	if r.Assertions != nil && !f(Member{"assertions", IntValue(*r.Assertions)}) {
+		return false
+	}
+	if r.Detail != nil && !f(Member{"detail", StringValue(*r.Detail)}) {
+		return false
+	}
+	if r.Evidence != nil && !f(Member{"evidence", r.Evidence.Value()}) {
+		return false
+	}
+	return true
 }
 
 // appendMembers appends the members Value writes, in order.
 func (r *Row) appendMembers(m []Member) []Member {
-	m = append(m,
-		Member{"id", StringValue(r.ID)},
-		Member{"scenario", StringValue(r.Scenario)},
-		Member{"result", StringValue(r.Result)},
-	)
-	if r.Assertions != nil {
-		m = append(m, Member{"assertions", IntValue(*r.Assertions)})
-	}
-	if r.Detail != nil {
-		m = append(m, Member{"detail", StringValue(*r.Detail)})
-	}
-	if r.Evidence != nil {
-		m = append(m, Member{"evidence", r.Evidence.Value()})
-	}
+	r.eachMember(func(member Member) bool { m = append(m, member); return true })
 	return m
+}
+
+// writtenAs reports whether v is, member for member, identical to what Value
+// writes for r.
+func (r *Row) writtenAs(v Value) bool {
+	if v.kind != Object {
+		return false
+	}
+	members := v.Members()
+	i := 0
+	return r.eachMember(func(m Member) bool {
+		ok := i < len(members) && members[i].Name == m.Name && identical(members[i].Value, m.Value)
+		i++
+		return ok
+	}) && i == len(members)
 }
 
 // Value encodes row evidence with the members that are set.
