@@ -18,7 +18,7 @@ func (b *Bundle) Seal() error {
 		return fmt.Errorf("the rows' assertions sum past 2^63−1: no assertionCount can be written")
 	}
 	b.AssertionCount = sum
-	nonPass := []NonPass{}
+	nonPass := make([]NonPass, 0, len(rows)-b.Results.Totals.ExecutedPass)
 	for _, r := range rows {
 		if r.Result != ExecutedPass {
 			nonPass = append(nonPass, NonPass{ID: r.ID, Result: r.Result, Reason: r.DetailText()})
