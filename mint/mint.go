@@ -39,6 +39,8 @@ const OptOutScenario = "bundle-mint"
 
 // Input is everything a bundle is assembled from.
 type Input struct {
+	// Rows are held by the assembled bundle, not copied: leave them unchanged
+	// while it is in use.
 	Rows      []bundle.Row
 	Discovery *discovery.Document
 	Build     bundle.Build
@@ -97,7 +99,7 @@ func Assemble(in Input) (*Assembled, error) {
 	}
 	doc := in.Discovery.Value
 	out := &Assembled{}
-	rows := slices.Clone(in.Rows)
+	rows := in.Rows[:len(in.Rows):len(in.Rows)] // an opt-out row is appended to a copy
 	for _, name := range in.OptOuts {
 		if fam, isFamily := strings.CutPrefix(name, "family."); isFamily {
 			if v, ok := doc.Get(fam); ok && v.Kind() == bundle.Object {
@@ -466,7 +468,7 @@ func describeNumber(v bundle.Value) error {
 			if f, _ := v.Float(); readsBack(f) {
 				return nil // written as a safe integer or with a fraction: reads back
 			}
-			where := (&scrubber{path: path}).pointer()
+			where := pointerAt(path)
 			text, err := bundle.Canonical(v)
 			if err == nil {
 				_, err = bundle.ParseIJSON(text)
