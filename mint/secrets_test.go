@@ -68,14 +68,30 @@ func TestScrubAgreesWithNaive(t *testing.T) {
 		{"aaaa", "aa"},
 		{"-----BEGIN-----\nQUJDRA\n-----END-----\n", "-----BEGIN-----\nQUJDRA\n-----END-----", "QUJDRA", mint.Canary},
 		{"é€", "€"},
+		// Long enough for the sampled test (sixteen bytes and more).
+		{mint.Canary},
+		{"0123456789abcdef", "0123456789abcdef-and-more-of-it"},
+		{mint.Canary, "hk_live_0123456789abcdefghij", "a-secret-of-forty-bytes-and-a-bit-longer!"},
 	}
 	r := rand.New(rand.NewSource(3))
+	for range 20 { // random secrets of 16 to 40 bytes, sharing pieces
+		alphabet := "abcdefgh-_.01é"
+		var set []string
+		for range 1 + r.Intn(4) {
+			var sb strings.Builder
+			for sb.Len() < 16+r.Intn(25) {
+				sb.WriteByte(alphabet[r.Intn(len(alphabet))])
+			}
+			set = append(set, sb.String())
+		}
+		sets = append(sets, set)
+	}
 	for _, secrets := range sets {
 		var pieces []string
 		for _, s := range secrets {
 			pieces = append(pieces, s, s[:len(s)/2], s[len(s)/2:])
 		}
-		pieces = append(pieces, "", " ", "a", "b", "-", "\n", "plain text around it")
+		pieces = append(pieces, "", " ", "a", "b", "-", "\n", "plain text around it", "openwop-", "openwop.requirement.")
 		for range 5000 {
 			var sb strings.Builder
 			for range r.Intn(7) {
