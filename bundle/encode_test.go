@@ -2,6 +2,8 @@ package bundle_test
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"slices"
 	"testing"
 	"unsafe"
@@ -120,6 +122,31 @@ func TestValueTakesOnlyIdenticalRowsFromRaw(t *testing.T) {
 		c.Raw = withRow(c.Raw, 0, row)
 		if got, want := indentOf(t, c.Value()), fresh(t, c); !bytes.Equal(got, want) {
 			t.Errorf("stored row %s: re-encoded:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+}
+
+// IndentIJSON writes what Indent writes, and refuses an integer beyond ±(2^53−1)
+// written as an integer literal, which Indent writes and a reader refuses.
+func TestIndentIJSON(t *testing.T) {
+	for _, tc := range []struct {
+		n    float64
+		kind bundle.RefusalKind // "" when written
+	}{
+		{0.5, ""}, {-1, ""}, {bundle.MaxSafeInteger, ""}, {-bundle.MaxSafeInteger, ""}, {1e21, ""}, {1.5e300, ""},
+		{bundle.MaxSafeInteger + 1, bundle.RefuseIntegerRange}, {1e17, bundle.RefuseIntegerRange}, {-1e20, bundle.RefuseIntegerRange},
+		{math.NaN(), bundle.RefuseNonFinite}, {math.Inf(-1), bundle.RefuseNonFinite},
+	} {
+		v := bundle.ObjectValue(bundle.Member{Name: "a", Value: bundle.ArrayValue(bundle.StringValue("x"), bundle.NumberValue(tc.n))})
+		got, err := bundle.IndentIJSON(v)
+		var we *bundle.WriteError
+		switch {
+		case tc.kind == "" && err != nil:
+			t.Errorf("%v: %v", tc.n, err)
+		case tc.kind == "" && !bytes.Equal(got, indentOf(t, v)):
+			t.Errorf("%v: %s, Indent writes %s", tc.n, got, indentOf(t, v))
+		case tc.kind != "" && (!errors.As(err, &we) || we.Kind != tc.kind):
+			t.Errorf("%v: %v, want a %s refusal", tc.n, err, tc.kind)
 		}
 	}
 }

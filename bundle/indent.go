@@ -1,17 +1,44 @@
 package bundle
 
-import "strconv"
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
 
 // Indent returns v as JSON.stringify(v, null, 2) writes it, followed by a newline:
 // members in the order they are held, two spaces per level, ": " after names,
 // empty arrays and objects as [] and {}. Scalars are written as in canonical JSON.
 // This is the layout of bundle files on disk.
-func Indent(v Value) ([]byte, error) {
-	out, err := appendIndent(make([]byte, 0, indentSize(v, 0)+1), v, 0)
+func Indent(v Value) ([]byte, error) { return indent(v, false) }
+
+// IndentIJSON is Indent that also refuses, with a *WriteError of kind
+// RefuseIntegerRange, a number whose written form an I-JSON reader (certcut's
+// included) refuses: an integer beyond ±(2^53−1) whose shortest form is an
+// integer literal (1e17 is written 100000000000000000; 1e21, written 1e+21,
+// reads back).
+func IndentIJSON(v Value) ([]byte, error) { return indent(v, true) }
+
+func indent(v Value, ijson bool) ([]byte, error) {
+	out, err := appendIndent(make([]byte, 0, indentSize(v, 0)+1), v, 0, ijson)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, '\n'), nil
+}
+
+// unreadableInteger reports whether f is an integer beyond ±(2^53−1) whose
+// written form an I-JSON reader refuses. (A number that is not finite is refused
+// by AppendNumber.)
+func unreadableInteger(f float64) bool {
+	if math.Abs(f) <= MaxSafeInteger || f != math.Trunc(f) || math.IsInf(f, 0) {
+		return false // a safe integer, written with a fraction, not finite, or NaN
+	}
+	text, err := AppendNumber(nil, f)
+	if err == nil {
+		_, err = ParseIJSON(text)
+	}
+	return err != nil
 }
 
 // indentSize is about what Indent writes for v at depth (escapes and long numbers
@@ -69,7 +96,7 @@ func appendBreak(out []byte, depth int, comma bool) []byte {
 
 // appendIndent appends v at depth to out. The text is passed and returned, not
 // held in a struct, so that appending writes no pointer to memory.
-func appendIndent(out []byte, v Value, depth int) ([]byte, error) {
+func appendIndent(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
 	var err error
 	switch v.kind {
 	case Array:
@@ -80,7 +107,7 @@ func appendIndent(out []byte, v Value, depth int) ([]byte, error) {
 		out = append(out, '[')
 		for i := range items {
 			out = appendBreak(out, depth+1, i > 0)
-			if out, err = appendIndent(out, items[i], depth+1); err != nil {
+			if out, err = appendIndent(out, items[i], depth+1, ijson); err != nil {
 				return out, err
 			}
 		}
@@ -115,7 +142,7 @@ func appendIndent(out []byte, v Value, depth int) ([]byte, error) {
 				return out, err
 			}
 			out = append(out, ':', ' ')
-			if out, err = appendIndent(out, members[i].Value, depth+1); err != nil {
+			if out, err = appendIndent(out, members[i].Value, depth+1, ijson); err != nil {
 				return out, err
 			}
 		}
@@ -124,6 +151,9 @@ func appendIndent(out []byte, v Value, depth int) ([]byte, error) {
 	case String:
 		return AppendString(out, v.str())
 	case Number:
+		if ijson && unreadableInteger(v.num()) {
+			return out, &WriteError{Kind: RefuseIntegerRange, Msg: fmt.Sprintf("number %v is an integer beyond ±(2^53−1) written as an integer", v.num())}
+		}
 		return AppendNumber(out, v.num())
 	case Bool:
 		return strconv.AppendBool(out, v.n != 0), nil

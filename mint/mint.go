@@ -412,49 +412,27 @@ func missingSignature(r verify.Rejection) bool {
 // from an input (the discovery document, a row's evidence, a bundle to sign).
 func Encode(b *bundle.Bundle) ([]byte, error) {
 	v := b.Value()
-	if err := checkNumbers(v); err != nil {
+	out, err := bundle.IndentIJSON(v) // checks the numbers as it writes them
+	if err != nil {
+		// Name the number, if one is at fault (first in the walk, as before any
+		// other refusal).
+		if nerr := checkNumbers(v); nerr != nil {
+			return nil, nerr
+		}
 		return nil, err
 	}
-	return bundle.Indent(v)
+	return out, nil
 }
 
 // checkNumbers finds the first number of v that would not read back under the
-// I-JSON rules once written.
-func checkNumbers(v bundle.Value) error {
-	if numbersReadBack(v) {
-		return nil
-	}
-	return describeNumber(v)
-}
+// I-JSON rules once written, and says where it is and where it comes from.
+func checkNumbers(v bundle.Value) error { return describeNumber(v) }
 
 // readsBack reports whether the number f, once written, reads back: a safe
 // integer, or a number with a fraction. Others (integers beyond ±(2^53−1)) may
 // or may not, and are looked at closely by describeNumber.
 func readsBack(f float64) bool {
 	return f == math.Trunc(f) && math.Abs(f) <= bundle.MaxSafeInteger || f != math.Trunc(f) && !math.IsNaN(f)
-}
-
-// numbersReadBack reports whether every number of v reads back (readsBack).
-func numbersReadBack(v bundle.Value) bool {
-	switch v.Kind() {
-	case bundle.Number:
-		f, _ := v.Float()
-		return readsBack(f)
-	case bundle.Array:
-		for _, item := range v.Items() {
-			if k := item.Kind(); (k == bundle.Number || k >= bundle.Array) && !numbersReadBack(item) {
-				return false
-			}
-		}
-	case bundle.Object:
-		members := v.Members()
-		for i := range members {
-			if k := members[i].Value.Kind(); (k == bundle.Number || k >= bundle.Array) && !numbersReadBack(members[i].Value) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // describeNumber walks v to the first number that does not read back once written
