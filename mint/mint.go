@@ -41,7 +41,10 @@ const OptOutScenario = "bundle-mint"
 type Input struct {
 	// Rows are held by the assembled bundle, not copied: leave them unchanged
 	// while it is in use.
-	Rows      []bundle.Row
+	Rows []bundle.Row
+	// Discovery is the captured document; its Sha256 (set by the capture, empty
+	// to have it computed) becomes discovery.sha256 unless a secret is scrubbed
+	// from the document.
 	Discovery *discovery.Document
 	Build     bundle.Build
 	// Suite: Version, TargetMajor, SpecArtifactsVersion (default "repo-layout"),
@@ -194,7 +197,12 @@ func Assemble(in Input) (*Assembled, error) {
 	if rung, err := bundle.DeriveRung(b.Results.Requirements); err == nil {
 		b.Durability = &bundle.Durability{Rung: rung}
 	}
-	if err := b.Seal(); err != nil {
+	// The capture computed the document's digest; scrubbing the document changes it.
+	known := in.Discovery.Sha256
+	if slices.ContainsFunc(where, func(ptr string) bool { return strings.HasPrefix(ptr, "/discovery/document/") }) {
+		known = ""
+	}
+	if err := b.SealWithDiscoveryDigest(known); err != nil {
 		return nil, fmt.Errorf("sealing the bundle: %w", err)
 	}
 	if b.AssertionCount < 1 {
