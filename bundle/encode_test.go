@@ -2,8 +2,10 @@ package bundle_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
+	"math/rand"
 	"slices"
 	"testing"
 	"unsafe"
@@ -147,6 +149,45 @@ func TestIndentIJSON(t *testing.T) {
 			t.Errorf("%v: %s, Indent writes %s", tc.n, got, indentOf(t, v))
 		case tc.kind != "" && (!errors.As(err, &we) || we.Kind != tc.kind):
 			t.Errorf("%v: %v, want a %s refusal", tc.n, err, tc.kind)
+		}
+	}
+}
+
+// Indent writes objects whose names are the very strings of an earlier sibling's
+// from what it wrote for that sibling: the text is the same as for copies of the
+// names (Clone shares no memory), duplicate names are still refused, and names
+// that need escapes, repeat in another order or come and go are all written as
+// they would be alone.
+func TestIndentSiblingNames(t *testing.T) {
+	pool := []string{"id", "scenario", "result", "detail", "", "q\"uote", "é", "a\nb", "id"} // the last "id" is another string of the same text
+	pool[len(pool)-1] = string([]byte("id"))
+	r := rand.New(rand.NewSource(7))
+	for range 20000 {
+		items := make([]bundle.Value, r.Intn(6))
+		for i := range items {
+			members := make([]bundle.Member, r.Intn(5))
+			for j := range members {
+				members[j] = bundle.Member{Name: pool[r.Intn(len(pool))], Value: bundle.IntValue(int64(j))}
+			}
+			if r.Intn(3) > 0 && i > 0 && items[i-1].Kind() == bundle.Object {
+				members = slices.Clone(items[i-1].Members()) // the same strings again
+				if len(members) > 0 && r.Intn(3) == 0 {
+					members = members[:r.Intn(len(members))]
+				}
+			}
+			items[i] = bundle.ObjectValue(members...)
+			if r.Intn(8) == 0 {
+				items[i] = bundle.StringValue("x")
+			}
+		}
+		v := bundle.ObjectValue(bundle.Member{Name: "rows", Value: bundle.ArrayValue(items...)})
+		got, err := bundle.Indent(v)
+		want, werr := bundle.Indent(v.Clone())
+		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("%s\nwritten as\n%s (%v)\nwant\n%s (%v)", want, got, err, want, werr)
+		}
+		if err == nil && !json.Valid(got) {
+			t.Fatalf("not JSON: %s", got)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // Indent returns v as JSON.stringify(v, null, 2) writes it, followed by a newline:
@@ -105,49 +106,25 @@ func appendIndent(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
 			return append(out, '[', ']'), nil
 		}
 		out = append(out, '[')
+		var names *siblingNames // made at the first object item
 		for i := range items {
 			out = appendBreak(out, depth+1, i > 0)
-			if out, err = appendIndent(out, items[i], depth+1, ijson); err != nil {
+			if items[i].kind == Object {
+				if names == nil {
+					names = &siblingNames{}
+				}
+				out, err = appendObject(out, items[i].Members(), depth+1, ijson, names)
+			} else {
+				out, err = appendIndent(out, items[i], depth+1, ijson)
+			}
+			if err != nil {
 				return out, err
 			}
 		}
 		out = appendBreak(out, depth, false)
 		return append(out, ']'), nil
 	case Object:
-		members := v.Members()
-		if len(members) == 0 {
-			return append(out, '{', '}'), nil
-		}
-		out = append(out, '{')
-		var seen map[string]struct{} // only for large objects: small ones are scanned
-		if len(members) > 16 {
-			seen = make(map[string]struct{}, len(members))
-		}
-		for i := range members {
-			name := members[i].Name
-			dup := false
-			if seen != nil {
-				_, dup = seen[name]
-				seen[name] = struct{}{}
-			} else {
-				for j := range i {
-					dup = dup || members[j].Name == name
-				}
-			}
-			if dup {
-				return out, &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + name}
-			}
-			out = appendBreak(out, depth+1, i > 0)
-			if out, err = AppendString(out, name); err != nil {
-				return out, err
-			}
-			out = append(out, ':', ' ')
-			if out, err = appendIndent(out, members[i].Value, depth+1, ijson); err != nil {
-				return out, err
-			}
-		}
-		out = appendBreak(out, depth, false)
-		return append(out, '}'), nil
+		return appendObject(out, v.Members(), depth, ijson, nil)
 	case String:
 		return AppendString(out, v.str())
 	case Number:
@@ -159,4 +136,121 @@ func appendIndent(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
 		return strconv.AppendBool(out, v.n != 0), nil
 	}
 	return append(out, "null"...), nil
+}
+
+// siblingNames remembers, for the objects of one array (the rows of a bundle,
+// say), the names of the last object written, and what was written before each
+// member's value: the comma, the line break, the quoted name and ": ". An object
+// whose names are the very strings remembered (the same bytes in memory, as rows
+// built by Value share them), or the first of them, is written from what is
+// remembered, its names neither looked at nor compared again: they were written,
+// and found distinct, once.
+type siblingNames struct {
+	last  []Member // the last object written: its names are distinct
+	texts [][]byte // texts[i] is what precedes the value of last[i], once made
+}
+
+// known reports whether members can be written from what is remembered.
+func (s *siblingNames) known(members []Member) bool {
+	if s == nil || len(members) > len(s.last) {
+		return false
+	}
+	for i := range members {
+		if !sameString(members[i].Name, s.last[i].Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// text returns what precedes the value of member i at depth, made at first use.
+func (s *siblingNames) text(i, depth int) []byte {
+	if s.texts[i] == nil {
+		text := appendBreak(nil, depth+1, true)
+		text, _ = AppendString(text, s.last[i].Name) // written once already
+		s.texts[i] = append(text, ':', ' ')
+	}
+	return s.texts[i]
+}
+
+// remember records members, an object just written, as the last one.
+func (s *siblingNames) remember(members []Member) {
+	for i := range s.texts { // keep the texts of the names that stay
+		if i >= len(members) || i >= len(s.last) || !sameString(members[i].Name, s.last[i].Name) {
+			s.texts[i] = nil
+		}
+	}
+	for len(s.texts) < len(members) {
+		s.texts = append(s.texts, nil)
+	}
+	s.last = members
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// appendObject appends an object of members at depth; names, when not nil,
+// remembers the names of its siblings.
+func appendObject(out []byte, members []Member, depth int, ijson bool, names *siblingNames) ([]byte, error) {
+	if len(members) == 0 {
+		return append(out, '{', '}'), nil
+	}
+	var err error
+	out = append(out, '{')
+	if names.known(members) {
+		for i := range members {
+			text := names.text(i, depth)
+			if i == 0 {
+				text = text[1:] // no comma
+			}
+			out = append(out, text...)
+			if out, err = appendMemberValue(out, members[i].Value, depth, ijson); err != nil {
+				return out, err
+			}
+		}
+		out = appendBreak(out, depth, false)
+		return append(out, '}'), nil
+	}
+	var seen map[string]struct{} // only for large objects: small ones are scanned
+	if len(members) > 16 {
+		seen = make(map[string]struct{}, len(members))
+	}
+	for i := range members {
+		name := members[i].Name
+		dup := false
+		if seen != nil {
+			_, dup = seen[name]
+			seen[name] = struct{}{}
+		} else {
+			for j := range i {
+				dup = dup || members[j].Name == name
+			}
+		}
+		if dup {
+			return out, &WriteError{Kind: RefuseDuplicateName, Msg: "duplicate member name " + name}
+		}
+		out = appendBreak(out, depth+1, i > 0)
+		if out, err = AppendString(out, name); err != nil {
+			return out, err
+		}
+		out = append(out, ':', ' ')
+		if out, err = appendMemberValue(out, members[i].Value, depth, ijson); err != nil {
+			return out, err
+		}
+	}
+	if names != nil {
+		names.remember(members)
+	}
+	out = appendBreak(out, depth, false)
+	return append(out, '}'), nil
+}
+
+// appendMemberValue appends the value of a member of an object at depth.
+func appendMemberValue(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
+	if v.kind == String {
+		return AppendString(out, v.str())
+	}
+	return appendIndent(out, v, depth+1, ijson)
 }
