@@ -1,5 +1,7 @@
 package bundle
 
+import "unsafe"
+
 // Value encodes the typed bundle as a document, members in the reference emitter's
 // order (suite 2.44 and later): bundleVersion, generatedAt, suite, host, discovery,
 // claimedProfiles, results, assertionCount, detail, durability, witnessSha256,
@@ -332,7 +334,9 @@ func (r *Row) writtenAs(v Value) bool {
 }
 
 // isString reports whether v is the string s.
-func (v Value) isString(s string) bool { return v.kind == String && v.str() == s }
+func (v Value) isString(s string) bool {
+	return v.kind == String && int(v.n) == len(s) && (v.ptr == unsafe.Pointer(unsafe.StringData(s)) || v.str() == s)
+}
 
 // Value encodes row evidence with the members that are set.
 func (e Evidence) Value() Value {

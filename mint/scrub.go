@@ -251,6 +251,9 @@ func (s *scrubber) value(v bundle.Value) (bundle.Value, bool) {
 	switch v.Kind() {
 	case bundle.String:
 		str, _ := v.Str()
+		if len(str) < s.shortest {
+			break
+		}
 		if out, hit := s.str(str); hit {
 			s.where = append(s.where, s.pointer())
 			return bundle.StringValue(out), true
@@ -278,7 +281,10 @@ func (s *scrubber) value(v bundle.Value) (bundle.Value, bool) {
 		var out []bundle.Member // made at the first change
 		for i := range members {
 			s.path = append(s.path, i)
-			name, hit := s.str(members[i].Name)
+			name, hit := members[i].Name, false
+			if len(name) >= s.shortest {
+				name, hit = s.str(name)
+			}
 			if hit {
 				s.where = append(s.where, s.pointer()+" (member name)")
 			}
