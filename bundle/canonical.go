@@ -208,18 +208,22 @@ func firstUnits(r rune) uint32 {
 // It refuses s that is not valid UTF-8 (a lone surrogate cannot be encoded).
 func AppendString(dst []byte, s string) ([]byte, error) {
 	const hexDigits = "0123456789abcdef"
-	// Fast path: printable ASCII without quotes (the common case) is copied whole.
-	plain := plainPrefix(s)
+	// Fast path: printable ASCII without quotes (the common case) is copied as it
+	// is looked at.
+	dst = slices.Grow(dst, len(s)+2)
+	n := len(dst)
+	dst = dst[:n+1+len(s)+1]
+	dst[n] = '"'
+	plain := copyPlain(dst[n+1:], s)
 	if plain == len(s) {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"'), nil
+		dst[n+1+len(s)] = '"'
+		return dst, nil
 	}
+	dst = dst[:n+1+plain]
 	if !utf8.ValidString(s[plain:]) {
-		return dst, &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
+		return dst[:n], &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
 	}
-	dst = append(dst, '"')
-	start := 0
+	start := plain // s[:start] is written
 	for i := plain; ; i++ {
 		i += literalPrefix(s[i:]) // UTF-8 is written as it is
 		if i == len(s) {

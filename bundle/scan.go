@@ -12,6 +12,42 @@ import (
 // there and take their slow paths (escapes, control characters, UTF-8).
 func plainPrefix(s string) int { return prefixWithout(s, true) }
 
+// copyPlain copies the longest plain prefix of s (as plainPrefix finds it) to dst,
+// eight bytes at a time as it looks at them, and returns its length. dst must
+// hold len(s) bytes; those past the prefix are left with bytes of s, or as they
+// were.
+func copyPlain(dst []byte, s string) int {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	dst = dst[:len(b)]
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(dst[i:], x)
+		if special := x&highs | escapedBytes(x); special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	switch {
+	case i == len(b):
+		return i
+	case len(b) >= 8: // the last eight bytes, as in prefixWithout
+		x := binary.LittleEndian.Uint64(b[len(b)-8:])
+		binary.LittleEndian.PutUint64(dst[len(b)-8:], x)
+		if special := (x&highs | escapedBytes(x)) >> (8 * (8 - (len(b) - i))); special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+		return len(b)
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return i
+		}
+		dst[i] = c
+	}
+	return i
+}
+
 // literalPrefix returns the length of the longest prefix of s that JSON.stringify
 // writes unescaped: no control character, '"' or '\'. Bytes of UTF-8 sequences
 // are part of it (the caller checks that s is valid UTF-8).

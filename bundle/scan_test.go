@@ -26,7 +26,7 @@ func literalPrefixSlow(s string) int {
 	return len(s)
 }
 
-// plainPrefix and literalPrefix, eight bytes at a time, agree with the
+// plainPrefix, literalPrefix and copyPlain, eight bytes at a time, agree with the
 // byte-by-byte definitions on every special byte at every position of strings of
 // every length up to 40, and on random strings.
 func TestPlainPrefix(t *testing.T) {
@@ -45,6 +45,7 @@ func TestPlainPrefix(t *testing.T) {
 				if got, want := literalPrefix(string(b)), literalPrefixSlow(string(b)); got != want {
 					t.Fatalf("literal %q: %d, want %d", b, got, want)
 				}
+				checkCopyPlain(t, string(b))
 			}
 		}
 	}
@@ -63,6 +64,17 @@ func TestPlainPrefix(t *testing.T) {
 		if got, want := literalPrefix(string(b)), literalPrefixSlow(string(b)); got != want {
 			t.Fatalf("literal %q: %d, want %d", b, got, want)
 		}
+		checkCopyPlain(t, string(b))
+	}
+}
+
+// checkCopyPlain: copyPlain finds what plainPrefix finds and copies it.
+func checkCopyPlain(t *testing.T, s string) {
+	t.Helper()
+	dst := make([]byte, len(s))
+	got, want := copyPlain(dst, s), plainPrefixSlow(s)
+	if got != want || string(dst[:got]) != s[:got] {
+		t.Fatalf("copyPlain %q: %d %q, want %d", s, got, dst[:got], want)
 	}
 }
 
