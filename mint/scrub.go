@@ -245,6 +245,18 @@ func (s *scrubber) str(in string) (string, bool) {
 	return out, hit
 }
 
+// inert reports whether v holds no secret without looking further: a number, a
+// boolean, null, or a string shorter than the shortest secret.
+func (s *scrubber) inert(v bundle.Value) bool {
+	switch v.Kind() {
+	case bundle.Array, bundle.Object:
+		return false
+	case bundle.String:
+		return v.Len() < s.shortest
+	}
+	return true
+}
+
 // value returns v scrubbed, and whether anything in it changed: v itself,
 // sharing its memory, when nothing did.
 func (s *scrubber) value(v bundle.Value) (bundle.Value, bool) {
@@ -262,9 +274,12 @@ func (s *scrubber) value(v bundle.Value) (bundle.Value, bool) {
 		items := v.Items()
 		var out []bundle.Value // made at the first change
 		for i := range items {
-			s.path = append(s.path, i)
-			sv, changed := s.value(items[i])
-			s.path = s.path[:len(s.path)-1]
+			sv, changed := items[i], false
+			if !s.inert(sv) {
+				s.path = append(s.path, i)
+				sv, changed = s.value(sv)
+				s.path = s.path[:len(s.path)-1]
+			}
 			if changed && out == nil {
 				out = make([]bundle.Value, len(items))
 				copy(out, items[:i])
@@ -288,7 +303,10 @@ func (s *scrubber) value(v bundle.Value) (bundle.Value, bool) {
 			if hit {
 				s.where = append(s.where, s.pointer()+" (member name)")
 			}
-			sv, changed := s.value(members[i].Value)
+			sv, changed := members[i].Value, false
+			if !s.inert(sv) {
+				sv, changed = s.value(sv)
+			}
 			s.path = s.path[:len(s.path)-1]
 			if (hit || changed) && out == nil {
 				out = make([]bundle.Member, len(members))
