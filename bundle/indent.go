@@ -45,35 +45,47 @@ func unreadableInteger(f float64) bool {
 // indentSize is about what Indent writes for v at depth (escapes and long numbers
 // aside), so that the output is allocated once rather than grown by doubling.
 func indentSize(v Value, depth int) int {
-	switch v.Kind() {
+	if n := scalarSize(v); n >= 0 {
+		return n
+	}
+	if v.n == 0 {
+		return 2 // [] or {}
+	}
+	n := 2 + 2*depth + 1
+	step := 2 + 2*(depth+1) // a line break and the indentation
+	if v.kind == Array {
+		items := v.Items()
+		for i := range items {
+			s := scalarSize(items[i])
+			if s < 0 {
+				s = indentSize(items[i], depth+1)
+			}
+			n += step + s
+		}
+		return n
+	}
+	members := v.Members()
+	for i := range members {
+		s := scalarSize(members[i].Value)
+		if s < 0 {
+			s = indentSize(members[i].Value, depth+1)
+		}
+		n += step + len(members[i].Name) + 4 + s
+	}
+	return n
+}
+
+// scalarSize is indentSize for a scalar, and -1 for an array or an object.
+func scalarSize(v Value) int {
+	switch v.kind {
 	case Null, Bool:
 		return 5
 	case Number:
 		return 24
 	case String:
 		return int(v.n) + 2
-	case Array:
-		items := v.Items()
-		if len(items) == 0 {
-			return 2
-		}
-		n := 2 + 2*depth + 1
-		for _, item := range items {
-			n += 2 + 2*(depth+1) + indentSize(item, depth+1)
-		}
-		return n
-	case Object:
-		members := v.Members()
-		if len(members) == 0 {
-			return 2
-		}
-		n := 2 + 2*depth + 1
-		for _, m := range members {
-			n += 2 + 2*(depth+1) + len(m.Name) + 4 + indentSize(m.Value, depth+1)
-		}
-		return n
 	}
-	return 0
+	return -1
 }
 
 // commaNewline is a comma, a newline and the indentation of depth 31: a line
