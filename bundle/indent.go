@@ -177,11 +177,16 @@ func (s *siblingNames) known(members []Member) bool {
 
 // text returns what precedes the value of member i at depth, made at first use.
 func (s *siblingNames) text(i, depth int) []byte {
-	if s.texts[i] == nil {
-		text := appendBreak(nil, depth+1, true)
-		text, _ = AppendString(text, s.last[i].Name) // written once already
-		s.texts[i] = append(text, ':', ' ')
+	if t := s.texts[i]; t != nil {
+		return t
 	}
+	return s.makeText(i, depth)
+}
+
+func (s *siblingNames) makeText(i, depth int) []byte {
+	text := appendBreak(nil, depth+1, true)
+	text, _ = AppendString(text, s.last[i].Name) // written once already
+	s.texts[i] = append(text, ':', ' ')
 	return s.texts[i]
 }
 
@@ -218,7 +223,12 @@ func appendObject(out []byte, members []Member, depth int, ijson bool, names *si
 				text = text[1:] // no comma
 			}
 			out = append(out, text...)
-			if out, err = appendMemberValue(out, members[i].Value, depth, ijson); err != nil {
+			if v := members[i].Value; v.kind == String {
+				out, err = AppendString(out, v.str())
+			} else {
+				out, err = appendIndent(out, v, depth+1, ijson)
+			}
+			if err != nil {
 				return out, err
 			}
 		}
