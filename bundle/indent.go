@@ -81,7 +81,17 @@ func scalarSize(v Value) int {
 	case Null, Bool:
 		return 5
 	case Number:
-		return 24
+		if f := v.num(); f == math.Trunc(f) && math.Abs(f) <= MaxSafeInteger {
+			n := 1 // AppendNumber writes it with AppendInt
+			if f < 0 {
+				n, f = 2, -f
+			}
+			for ; f >= 10; f /= 10 {
+				n++
+			}
+			return n
+		}
+		return 24 // the longest shortest form, as -1.2345678901234567e-308
 	case String:
 		return int(v.n) + 2
 	}
