@@ -21,7 +21,9 @@ func Indent(v Value) ([]byte, error) { return indent(v, false) }
 func IndentIJSON(v Value) ([]byte, error) { return indent(v, true) }
 
 func indent(v Value, ijson bool) ([]byte, error) {
-	out, err := appendIndent(make([]byte, 0, indentSize(v, 0)+1), v, 0, ijson)
+	size := indentSize(v, 0) + 1
+	size += size / 32 // escapes, which the estimate does not count
+	out, err := appendIndent(make([]byte, 0, size), v, 0, ijson)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +44,7 @@ func unreadableInteger(f float64) bool {
 	return err != nil
 }
 
-// indentSize is about what Indent writes for v at depth (escapes and long numbers
+// indentSize is about what Indent writes for v at depth (escapes and the longest numbers
 // aside), so that the output is allocated once rather than grown by doubling.
 func indentSize(v Value, depth int) int {
 	if n := scalarSize(v); n >= 0 {
