@@ -10,7 +10,16 @@ import (
 // results.totals, assertionCount, detail.nonPass (every non-pass row with its detail
 // as reason; detail is omitted when all rows pass), discovery.sha256 (when a document
 // is embedded) and witnessSha256. It then sets Raw to the encoded document.
-func (b *Bundle) Seal() error {
+func (b *Bundle) Seal() error { return b.seal("") }
+
+// SealWithDiscoveryDigest is Seal, taking discovery.sha256 as given rather than
+// computing it again: sum must be DiscoveryDigest(*b.Discovery.Document), as
+// discovery.Document.Sha256 holds it from the capture. A wrong one makes a bundle
+// that no verifier accepts (mint's self-check refuses it). An empty sum is
+// computed.
+func (b *Bundle) SealWithDiscoveryDigest(sum string) error { return b.seal(sum) }
+
+func (b *Bundle) seal(discoverySum string) error {
 	rows := b.Results.Requirements
 	b.Results.Totals = CountRows(rows)
 	sum, ok := SumAssertions(rows)
@@ -18,7 +27,7 @@ func (b *Bundle) Seal() error {
 		return fmt.Errorf("the rows' assertions sum past 2^63−1: no assertionCount can be written")
 	}
 	b.AssertionCount = sum
-	nonPass := []NonPass{}
+	nonPass := make([]NonPass, 0, len(rows)-b.Results.Totals.ExecutedPass)
 	for _, r := range rows {
 		if r.Result != ExecutedPass {
 			nonPass = append(nonPass, NonPass{ID: r.ID, Result: r.Result, Reason: r.DetailText()})
@@ -29,11 +38,13 @@ func (b *Bundle) Seal() error {
 		b.Detail = &Detail{NonPass: nonPass}
 	}
 	if b.Discovery.Document != nil {
-		sum, err := DiscoveryDigest(*b.Discovery.Document)
-		if err != nil {
-			return err
+		if discoverySum == "" {
+			var err error
+			if discoverySum, err = DiscoveryDigest(*b.Discovery.Document); err != nil {
+				return err
+			}
 		}
-		b.Discovery.Sha256 = sum
+		b.Discovery.Sha256 = discoverySum
 	}
 	v := b.Value()
 	witness, err := WitnessDigest(v)

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // WriteError is the canonical writer's refusal of a value a caller built (values the
@@ -30,113 +32,133 @@ func Canonical(v Value) ([]byte, error) {
 
 // AppendCanonical appends the canonical form of v to dst.
 func AppendCanonical(dst []byte, v Value) ([]byte, error) {
-	w := canonWriter{out: dst}
-	err := w.value(v)
-	return w.out, err
+	var w canonWriter
+	return w.value(dst, v)
 }
 
 // CanonicalSHA256 returns the lowercase hex SHA-256 of the canonical form of v. The
 // form streams into the hash through a small buffer; it is never held whole.
 func CanonicalSHA256(v Value) (string, error) {
-	w := newHashWriter()
-	if err := w.value(v); err != nil {
+	w, out := newHashWriter()
+	out, err := w.value(out, v)
+	if err != nil {
 		return "", err
 	}
-	return w.sum(), nil
+	return w.sum(out), nil
 }
 
 // flushAt is how much canonical text a hashing writer buffers before it feeds
 // the hash.
-const flushAt = 16 << 10
+const flushAt = 4 << 10
 
+// canonWriter writes canonical JSON. The text is passed to each method and
+// returned, never kept in the writer, so that appending to it writes no pointer
+// to memory (no write barrier).
 type canonWriter struct {
-	out   []byte
 	order []int // member-order scratch, shared by all objects (sorted, then consumed)
 
-	// sink, when set, takes the text whenever out holds flushAt bytes or more, so
-	// that out stays small; sum feeds it the rest.
+	// sink, when set, takes the text whenever it holds flushAt bytes or more, so
+	// that it stays small; sum feeds it the rest.
 	sink hash.Hash
 }
 
-func newHashWriter() *canonWriter {
-	return &canonWriter{out: make([]byte, 0, flushAt+4<<10), sink: sha256.New()}
+// newHashWriter returns a writer into SHA-256 and the buffer to pass it.
+func newHashWriter() (*canonWriter, []byte) {
+	return &canonWriter{sink: sha256.New()}, make([]byte, 0, flushAt+1<<10)
 }
 
-func (w *canonWriter) flush() {
-	if w.sink != nil && len(w.out) >= flushAt {
-		w.sink.Write(w.out)
-		w.out = w.out[:0]
+// flush feeds the hash out once out holds flushAt bytes, and returns what is left
+// to fill.
+func (w *canonWriter) flush(out []byte) []byte {
+	if w.sink != nil && len(out) >= flushAt {
+		w.sink.Write(out)
+		return out[:0]
 	}
+	return out
 }
 
 // sum feeds the hash what is left and returns its lowercase hex digest.
-func (w *canonWriter) sum() string {
-	w.sink.Write(w.out)
-	w.out = w.out[:0]
+func (w *canonWriter) sum(out []byte) string {
+	w.sink.Write(out)
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(w.sink.Sum(sum[:0]))
 }
 
-func (w *canonWriter) value(v Value) error {
+func (w *canonWriter) value(out []byte, v Value) ([]byte, error) {
 	var err error
 	switch v.kind {
 	case Null:
-		w.out = append(w.out, "null"...)
+		out = append(out, "null"...)
 	case Bool:
-		w.out = strconv.AppendBool(w.out, v.n != 0)
+		out = strconv.AppendBool(out, v.n != 0)
 	case Number:
-		w.out, err = AppendNumber(w.out, v.num())
+		out, err = AppendNumber(out, v.num())
 	case String:
-		w.out, err = AppendString(w.out, v.str())
-		w.flush()
+		out, err = AppendString(out, v.str())
+		out = w.flush(out)
 	case Array:
-		w.out = append(w.out, '[')
+		out = append(out, '[')
 		items := v.Items()
 		for i := range items {
 			if i > 0 {
-				w.out = append(w.out, ',')
+				out = append(out, ',')
 			}
-			if err = w.value(items[i]); err != nil {
-				return err
+			if out, err = w.value(out, items[i]); err != nil {
+				return out, err
 			}
 		}
-		w.out = append(w.out, ']')
+		out = append(out, ']')
 	case Object:
-		err = w.object(v.Members())
+		out, err = w.object(out, v.Members())
 	}
-	return err
+	return out, err
 }
 
-func (w *canonWriter) object(members []Member) error {
+func (w *canonWriter) object(out []byte, members []Member) ([]byte, error) {
 	// Take this object's slice of the shared scratch; nested objects take theirs
 	// after it, so writing a member never disturbs the order being walked.
 	base := len(w.order)
-	for i := range members {
-		w.order = append(w.order, i)
-	}
+	w.order = slices.Grow(w.order, len(members))[:base+len(members)]
 	order := w.order[base:]
-	defer func() { w.order = w.order[:base] }()
-	slices.SortFunc(order, func(a, b int) int { return CompareUTF16(members[a].Name, members[b].Name) })
-	w.out = append(w.out, '{')
+	for i := range order {
+		order[i] = i
+	}
+	out, err := w.members(out, members, order)
+	w.order = w.order[:base]
+	return out, err
+}
+
+// members writes the members of an object in the order given, once sorted.
+func (w *canonWriter) members(out []byte, members []Member, order []int) ([]byte, error) {
+	if len(order) <= 12 {
+		// Insertion sort: objects are mostly a handful of members.
+		for i := 1; i < len(order); i++ {
+			for j := i; j > 0 && CompareUTF16(members[order[j-1]].Name, members[order[j]].Name) > 0; j-- {
+				order[j-1], order[j] = order[j], order[j-1]
+			}
+		}
+	} else {
+		slices.SortFunc(order, func(a, b int) int { return CompareUTF16(members[a].Name, members[b].Name) })
+	}
+	out = append(out, '{')
+	var err error
 	for i, idx := range order {
 		if i > 0 {
 			if members[order[i-1]].Name == members[idx].Name {
-				return &WriteError{Kind: RefuseDuplicateName, Msg: fmt.Sprintf("duplicate member name %q", members[idx].Name)}
+				return out, &WriteError{Kind: RefuseDuplicateName, Msg: fmt.Sprintf("duplicate member name %q", members[idx].Name)}
 			}
-			w.out = append(w.out, ',')
+			out = append(out, ',')
 		}
-		var err error
-		if w.out, err = AppendString(w.out, members[idx].Name); err != nil {
-			return err
+		if out, err = AppendString(out, members[idx].Name); err != nil {
+			return out, err
 		}
-		w.out = append(w.out, ':')
-		if err = w.value(members[idx].Value); err != nil {
-			return err
+		out = append(out, ':')
+		if out, err = w.value(out, members[idx].Value); err != nil {
+			return out, err
 		}
-		w.flush()
+		out = w.flush(out)
 	}
-	w.out = append(w.out, '}')
-	return nil
+	return append(out, '}'), nil
 }
 
 // CompareUTF16 orders two strings by their UTF-16 code units, as JavaScript's default
@@ -146,6 +168,11 @@ func (w *canonWriter) object(members []Member) error {
 func CompareUTF16(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
+	// Skip the common prefix eight bytes at a time (ids share long ones).
+	ba, bb := unsafe.Slice(unsafe.StringData(a), n), unsafe.Slice(unsafe.StringData(b), n) // read only
+	for i+8 <= n && binary.LittleEndian.Uint64(ba[i:]) == binary.LittleEndian.Uint64(bb[i:]) {
+		i += 8
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
@@ -181,29 +208,28 @@ func firstUnits(r rune) uint32 {
 // It refuses s that is not valid UTF-8 (a lone surrogate cannot be encoded).
 func AppendString(dst []byte, s string) ([]byte, error) {
 	const hexDigits = "0123456789abcdef"
-	// Fast path: printable ASCII without quotes (the common case) is copied whole.
-	plain := plainPrefix(s)
+	// Fast path: printable ASCII without quotes (the common case) is copied as it
+	// is looked at.
+	dst = slices.Grow(dst, len(s)+2)
+	n := len(dst)
+	dst = dst[:n+1+len(s)+1]
+	dst[n] = '"'
+	plain := copyPlain(dst[n+1:], s)
 	if plain == len(s) {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"'), nil
+		dst[n+1+len(s)] = '"'
+		return dst, nil
 	}
-	dst = append(dst, '"')
-	start := 0
-	for i := plain; i < len(s); {
+	dst = dst[:n+1+plain]
+	if !utf8.ValidString(s[plain:]) {
+		return dst[:n], &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
+	}
+	start := plain // s[:start] is written
+	for i := plain; ; i++ {
+		i += literalPrefix(s[i:]) // UTF-8 is written as it is
+		if i == len(s) {
+			break
+		}
 		c := s[i]
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return dst, &WriteError{Kind: RefuseInvalidUTF8, Msg: fmt.Sprintf("string %q is not valid UTF-8", s)}
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
 		dst = append(dst, s[start:i]...)
 		switch c {
 		case '"', '\\':
@@ -221,8 +247,7 @@ func AppendString(dst []byte, s string) ([]byte, error) {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
-		i++
-		start = i
+		start = i + 1
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"'), nil
@@ -238,6 +263,11 @@ func AppendNumber(dst []byte, f float64) ([]byte, error) {
 	}
 	if f == 0 {
 		return append(dst, '0'), nil
+	}
+	if f == math.Trunc(f) && math.Abs(f) <= MaxSafeInteger {
+		// Every integer up to 2^53−1 is a double of its own, so its shortest
+		// digits are all of its digits.
+		return strconv.AppendInt(dst, int64(f), 10), nil
 	}
 	if f < 0 {
 		dst = append(dst, '-')

@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // RFC 8785 Appendix B: IEEE 754 bit patterns and the text canonical JSON writes.
@@ -183,6 +186,32 @@ func TestCompareUTF16(t *testing.T) {
 		got := CompareUTF16(tc.a, tc.b)
 		if (got < 0 && tc.sign >= 0) || (got > 0 && tc.sign <= 0) || (got == 0 && tc.sign != 0) {
 			t.Errorf("CompareUTF16(%q, %q) = %d, want sign %d", tc.a, tc.b, got, tc.sign)
+		}
+	}
+}
+
+// CompareUTF16, which skips common prefixes eight bytes at a time, orders as the
+// strings' UTF-16 code units do, on pairs sharing prefixes of every length that
+// then differ in characters of every UTF-8 length (so that a difference falls
+// inside a word, across words, and inside a multi-byte character).
+func TestCompareUTF16AgreesWithUTF16(t *testing.T) {
+	units := func(s string) []uint16 { return utf16.Encode([]rune(s)) }
+	chars := []string{"a", "b", ".", "é", "ë", "€", "\uffff", "\ue000", "😀", "😁", "\U00010000"}
+	r := rand.New(rand.NewSource(4))
+	for range 100000 {
+		prefix := strings.Repeat("openwop.", r.Intn(3)) + strings.Repeat("x", r.Intn(9))
+		var a, b strings.Builder
+		a.WriteString(prefix)
+		b.WriteString(prefix)
+		for range r.Intn(4) {
+			a.WriteString(chars[r.Intn(len(chars))])
+		}
+		for range r.Intn(4) {
+			b.WriteString(chars[r.Intn(len(chars))])
+		}
+		want := slices.Compare(units(a.String()), units(b.String()))
+		if got := CompareUTF16(a.String(), b.String()); (got > 0) != (want > 0) || (got < 0) != (want < 0) {
+			t.Fatalf("CompareUTF16(%q, %q) = %d, want sign %d", a.String(), b.String(), got, want)
 		}
 	}
 }

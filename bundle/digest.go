@@ -77,73 +77,99 @@ func WitnessDigest(root Value) (string, error) {
 	deployment, hasDeployment := host.Get("deployment")
 	wrapped := hasRelax || hasDeployment
 
-	w := newHashWriter()
+	w, out := newHashWriter()
+	var err error
 	if wrapped {
 		// {"deployment", "relaxations", "rows"}: the canonical order of the names.
-		w.out = append(w.out, '{')
+		out = append(out, '{')
 		if hasDeployment {
-			w.out = append(w.out, `"deployment":`...)
-			if err := w.value(deployment); err != nil {
+			out = append(out, `"deployment":`...)
+			if out, err = w.value(out, deployment); err != nil {
 				return "", err
 			}
-			w.out = append(w.out, ',')
+			out = append(out, ',')
 		}
 		if hasRelax {
-			w.out = append(w.out, `"relaxations":`...)
-			if err := w.value(relax); err != nil {
+			out = append(out, `"relaxations":`...)
+			if out, err = w.value(out, relax); err != nil {
 				return "", err
 			}
-			w.out = append(w.out, ',')
+			out = append(out, ',')
 		}
-		w.out = append(w.out, `"rows":`...)
+		out = append(out, `"rows":`...)
 	}
-	w.out = append(w.out, '[')
+	out = append(out, '[')
 	for i, idx := range order {
 		if i > 0 {
-			w.out = append(w.out, ',')
+			out = append(out, ',')
 		}
-		if err := w.projectedRow(rows[idx]); err != nil {
+		if out, err = w.projectedRow(out, rows[idx]); err != nil {
 			return "", err
 		}
 	}
-	w.out = append(w.out, ']')
+	out = append(out, ']')
 	if wrapped {
-		w.out = append(w.out, '}')
+		out = append(out, '}')
 	}
-	return w.sum(), nil
+	return w.sum(out), nil
 }
 
 // witnessMembers are the members a row keeps in the witness preimage, in canonical
-// (UTF-16) order.
-var witnessMembers = [...]string{"assertions", "detail", "evidence", "id", "result", "scenario"}
+// (UTF-16) order, each with the text that starts it.
+var witnessMembers = [...]string{`"assertions":`, `"detail":`, `"evidence":`, `"id":`, `"result":`, `"scenario":`}
+
+// witnessSlot returns the index in witnessMembers of a member a row keeps, and -1
+// for one it drops.
+func witnessSlot(name string) int {
+	switch name {
+	case "assertions":
+		return 0
+	case "detail":
+		return 1
+	case "evidence":
+		return 2
+	case "id":
+		return 3
+	case "result":
+		return 4
+	case "scenario":
+		return 5
+	}
+	return -1
+}
 
 // projectedRow writes the canonical form of a row projected as WitnessPreimage
 // projects it.
-func (w *canonWriter) projectedRow(r Value) error {
+func (w *canonWriter) projectedRow(out []byte, r Value) ([]byte, error) {
 	if r.Kind() != Object {
-		return w.value(r)
+		return w.value(out, r)
 	}
-	w.out = append(w.out, '{')
+	// One pass over the members finds those kept; Get would take the first of
+	// repeated names, and so does this.
+	var kept [len(witnessMembers)]*Value
+	members := r.Members()
+	for i := range members {
+		if slot := witnessSlot(members[i].Name); slot >= 0 && kept[slot] == nil {
+			kept[slot] = &members[i].Value
+		}
+	}
+	out = append(out, '{')
 	first := true
-	for _, name := range witnessMembers {
-		v, ok := r.Get(name)
-		if !ok {
+	var err error
+	for slot, v := range kept {
+		if v == nil {
 			continue
 		}
 		if !first {
-			w.out = append(w.out, ',')
+			out = append(out, ',')
 		}
 		first = false
-		w.out = append(w.out, '"')
-		w.out = append(w.out, name...)
-		w.out = append(w.out, '"', ':')
-		if err := w.value(v); err != nil {
-			return err
+		out = append(out, witnessMembers[slot]...)
+		if out, err = w.value(out, *v); err != nil {
+			return out, err
 		}
 	}
-	w.out = append(w.out, '}')
-	w.flush()
-	return nil
+	return w.flush(append(out, '}')), nil
 }
 
 // DiscoveryDigest returns the lowercase hex SHA-256 of the canonical form of a

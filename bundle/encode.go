@@ -1,10 +1,18 @@
 package bundle
 
+import "unsafe"
+
 // Value encodes the typed bundle as a document, members in the reference emitter's
 // order (suite 2.44 and later): bundleVersion, generatedAt, suite, host, discovery,
 // claimedProfiles, results, assertionCount, detail, durability, witnessSha256,
 // signature, verifierSignature. Optional members are written only when set.
+//
+// A row or a detail.nonPass item that b.Raw holds at the same index, member for
+// member identical to what b writes there, is taken from b.Raw instead of built
+// again: a bundle being minted is encoded several times (sealed, signed, written)
+// and builds its rows once. The document is the same either way.
 func (b *Bundle) Value() Value {
+	prevRows, _ := b.Raw.Path("results", "requirements")
 	root := []Member{
 		{"bundleVersion", StringValue(b.BundleVersion)},
 		{"generatedAt", StringValue(b.GeneratedAt)},
@@ -12,19 +20,12 @@ func (b *Bundle) Value() Value {
 		{"host", b.Host.value()},
 		{"discovery", b.Discovery.value()},
 		{"claimedProfiles", b.claimedProfilesValue()},
-		{"results", b.Results.value()},
+		{"results", b.Results.value(prevRows.Items())},
 		{"assertionCount", IntValue(b.AssertionCount)},
 	}
 	if b.Detail != nil {
-		items := make([]Value, len(b.Detail.NonPass))
-		for i, np := range b.Detail.NonPass {
-			items[i] = ObjectValue(
-				Member{"id", StringValue(np.ID)},
-				Member{"result", StringValue(np.Result)},
-				Member{"reason", StringValue(np.Reason)},
-			)
-		}
-		root = append(root, Member{"detail", ObjectValue(Member{"nonPass", ArrayValue(items...)})})
+		prev, _ := b.Raw.Path("detail", "nonPass")
+		root = append(root, Member{"detail", ObjectValue(Member{"nonPass", b.Detail.nonPassValue(prev.Items())})})
 	}
 	if b.Durability != nil {
 		root = append(root, Member{"durability", ObjectValue(Member{"rung", StringValue(b.Durability.Rung)})})
@@ -117,7 +118,104 @@ func (b *Bundle) claimedProfilesValue() Value {
 	return ArrayValue(items...)
 }
 
-func (r ResultSet) value() Value {
+// nonPassValue encodes detail.nonPass, taking each item identical to prev's at the
+// same index from prev (and prev itself when every item is).
+func (d *Detail) nonPassValue(prev []Value) Value {
+	reuse := len(prev) == len(d.NonPass)
+	var items []Value // made at the first item prev lacks
+	var slab []Member
+	for i := range d.NonPass {
+		np := &d.NonPass[i]
+		if reuse && np.writtenAs(prev[i]) {
+			if items != nil {
+				items[i] = prev[i]
+			}
+			continue
+		}
+		if items == nil {
+			items = make([]Value, len(d.NonPass))
+			copy(items, prev[:i]) // prev[:i] were identical, or i is 0
+			slab = make([]Member, 0, 3*(len(d.NonPass)-i))
+		}
+		start := len(slab)
+		slab = np.appendMembers(slab)
+		items[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
+	}
+	if items == nil {
+		items = []Value{}
+		if reuse {
+			items = prev
+		}
+	}
+	return ArrayValue(items...)
+}
+
+// appendMembers appends the members of a detail.nonPass item: id, result, reason.
+func (np *NonPass) appendMembers(m []Member) []Member {
+	return append(m, Member{"id", StringValue(np.ID)}, Member{"result", StringValue(np.Result)}, Member{"reason", StringValue(np.Reason)})
+}
+
+// writtenAs reports whether v is identical to the item appendMembers writes.
+func (np *NonPass) writtenAs(v Value) bool {
+	if v.kind != Object || v.n != 3 {
+		return false
+	}
+	m := v.Members()
+	return m[0].Name == "id" && m[0].Value.isString(np.ID) &&
+		m[1].Name == "result" && m[1].Value.isString(np.Result) &&
+		m[2].Name == "reason" && m[2].Value.isString(np.Reason)
+}
+
+// identical reports whether a and b are written alike, by Indent as by Canonical:
+// the same kind, the same string, the same number bits, items identical in order
+// and members with the same names, identical values, in the same order (Equal
+// ignores member order, and takes 0 and -0 for one number).
+func identical(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Bool:
+		return (a.n != 0) == (b.n != 0)
+	case Number:
+		return a.n == b.n
+	case String:
+		return a.str() == b.str() // equal pointers compare at once
+	case Array:
+		ai, bi := a.Items(), b.Items()
+		if len(ai) != len(bi) {
+			return false
+		}
+		for i := range ai {
+			if !identical(ai[i], bi[i]) {
+				return false
+			}
+		}
+		return true
+	case Object:
+		return identicalMembers(a.Members(), b)
+	}
+	return true // null
+}
+
+// identicalMembers reports whether b is an object whose members are identical to m,
+// in order.
+func identicalMembers(m []Member, b Value) bool {
+	if b.kind != Object || len(m) != int(b.n) {
+		return false
+	}
+	bm := b.Members()
+	for i := range m {
+		if m[i].Name != bm[i].Name || !identical(m[i].Value, bm[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// value encodes the result set; a row identical to prev's at the same index is
+// taken from prev (see Bundle.Value).
+func (r ResultSet) value(prev []Value) Value {
 	t := r.Totals
 	totals := ObjectValue(
 		Member{"executedPass", IntValue(int64(t.ExecutedPass))},
@@ -126,15 +224,37 @@ func (r ResultSet) value() Value {
 		Member{"inapplicable", IntValue(int64(t.Inapplicable))},
 		Member{"blocked", IntValue(int64(t.Blocked))},
 	)
-	// One slab for every row's members: a bundle is built several times while it
-	// is minted, and a row is a handful of members.
-	n := 0
+	reuse := len(prev) == len(r.Requirements)
+	var rows []Value // made at the first row prev lacks
+	n := 0           // members of the rows to build
 	for i := range r.Requirements {
-		n += r.Requirements[i].memberCount()
+		row := &r.Requirements[i]
+		if reuse && row.writtenAs(prev[i]) {
+			if rows != nil {
+				rows[i] = prev[i]
+			}
+			continue
+		}
+		if rows == nil {
+			rows = make([]Value, len(r.Requirements))
+			if reuse {
+				copy(rows, prev[:i]) // identical
+			}
+		}
+		n += row.memberCount()
 	}
+	if rows == nil {
+		rows = []Value{}
+		if reuse {
+			rows = prev // every row is prev's: prev is never written to below
+		}
+	}
+	// One slab for the members of every row built: a row is a handful of members.
 	slab := make([]Member, 0, n)
-	rows := make([]Value, len(r.Requirements))
 	for i := range r.Requirements {
+		if rows[i].kind == Object {
+			continue // taken from prev
+		}
 		start := len(slab)
 		slab = r.Requirements[i].appendMembers(slab)
 		rows[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
@@ -179,6 +299,43 @@ func (r *Row) appendMembers(m []Member) []Member {
 		m = append(m, Member{"evidence", r.Evidence.Value()})
 	}
 	return m
+}
+
+// writtenAs reports whether v is identical to what Value writes for r: the
+// members appendMembers appends, compared where they stand without building
+// them (TestRowWrittenAs holds the two to each other).
+func (r *Row) writtenAs(v Value) bool {
+	if v.kind != Object || int(v.n) != r.memberCount() {
+		return false
+	}
+	m := v.Members()
+	if m[0].Name != "id" || !m[0].Value.isString(r.ID) ||
+		m[1].Name != "scenario" || !m[1].Value.isString(r.Scenario) ||
+		m[2].Name != "result" || !m[2].Value.isString(r.Result) {
+		return false
+	}
+	m = m[3:]
+	if r.Assertions != nil {
+		if m[0].Name != "assertions" || m[0].Value.kind != Number || m[0].Value.n != IntValue(*r.Assertions).n {
+			return false
+		}
+		m = m[1:]
+	}
+	if r.Detail != nil {
+		if m[0].Name != "detail" || !m[0].Value.isString(*r.Detail) {
+			return false
+		}
+		m = m[1:]
+	}
+	if r.Evidence != nil {
+		return m[0].Name == "evidence" && identical(m[0].Value, r.Evidence.Value())
+	}
+	return true
+}
+
+// isString reports whether v is the string s.
+func (v Value) isString(s string) bool {
+	return v.kind == String && int(v.n) == len(s) && (v.ptr == unsafe.Pointer(unsafe.StringData(s)) || v.str() == s)
 }
 
 // Value encodes row evidence with the members that are set.

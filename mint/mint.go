@@ -39,7 +39,12 @@ const OptOutScenario = "bundle-mint"
 
 // Input is everything a bundle is assembled from.
 type Input struct {
-	Rows      []bundle.Row
+	// Rows are held by the assembled bundle, not copied: leave them unchanged
+	// while it is in use.
+	Rows []bundle.Row
+	// Discovery is the captured document; its Sha256 (set by the capture, empty
+	// to have it computed) becomes discovery.sha256 unless a secret is scrubbed
+	// from the document.
 	Discovery *discovery.Document
 	Build     bundle.Build
 	// Suite: Version, TargetMajor, SpecArtifactsVersion (default "repo-layout"),
@@ -97,7 +102,7 @@ func Assemble(in Input) (*Assembled, error) {
 	}
 	doc := in.Discovery.Value
 	out := &Assembled{}
-	rows := slices.Clone(in.Rows)
+	rows := in.Rows[:len(in.Rows):len(in.Rows)] // an opt-out row is appended to a copy
 	for _, name := range in.OptOuts {
 		if fam, isFamily := strings.CutPrefix(name, "family."); isFamily {
 			if v, ok := doc.Get(fam); ok && v.Kind() == bundle.Object {
@@ -157,6 +162,7 @@ func Assemble(in Input) (*Assembled, error) {
 	secrets := Secrets(in.Secrets, in.Env, in.KeyPEM, in.KeyID)
 	scrubbed, where := Scrub(b.Value(), secrets)
 	out.Redacted = where
+	b.Raw = scrubbed // what b encodes to: Seal, Sign and Encode take its rows from it
 	if len(where) > 0 {
 		decoded, problems := bundle.Decode(scrubbed)
 		for _, p := range problems {
@@ -191,7 +197,12 @@ func Assemble(in Input) (*Assembled, error) {
 	if rung, err := bundle.DeriveRung(b.Results.Requirements); err == nil {
 		b.Durability = &bundle.Durability{Rung: rung}
 	}
-	if err := b.Seal(); err != nil {
+	// The capture computed the document's digest; scrubbing the document changes it.
+	known := in.Discovery.Sha256
+	if slices.ContainsFunc(where, func(ptr string) bool { return strings.HasPrefix(ptr, "/discovery/document/") }) {
+		known = ""
+	}
+	if err := b.SealWithDiscoveryDigest(known); err != nil {
 		return nil, fmt.Errorf("sealing the bundle: %w", err)
 	}
 	if b.AssertionCount < 1 {
@@ -409,24 +420,41 @@ func missingSignature(r verify.Rejection) bool {
 // from an input (the discovery document, a row's evidence, a bundle to sign).
 func Encode(b *bundle.Bundle) ([]byte, error) {
 	v := b.Value()
-	if err := checkNumbers(v); err != nil {
+	out, err := bundle.IndentIJSON(v) // checks the numbers as it writes them
+	if err != nil {
+		// Name the number, if one is at fault (first in the walk, as before any
+		// other refusal).
+		if nerr := checkNumbers(v); nerr != nil {
+			return nil, nerr
+		}
 		return nil, err
 	}
-	return bundle.Indent(v)
+	return out, nil
 }
 
 // checkNumbers finds the first number of v that would not read back under the
-// I-JSON rules once written.
-func checkNumbers(v bundle.Value) error {
+// I-JSON rules once written, and says where it is and where it comes from.
+func checkNumbers(v bundle.Value) error { return describeNumber(v) }
+
+// readsBack reports whether the number f, once written, reads back: a safe
+// integer, or a number with a fraction. Others (integers beyond ±(2^53−1)) may
+// or may not, and are looked at closely by describeNumber.
+func readsBack(f float64) bool {
+	return f == math.Trunc(f) && math.Abs(f) <= bundle.MaxSafeInteger || f != math.Trunc(f) && !math.IsNaN(f)
+}
+
+// describeNumber walks v to the first number that does not read back once written
+// and says where it is and where it comes from.
+func describeNumber(v bundle.Value) error {
 	var path []pathToken
 	var walk func(v bundle.Value) error
 	walk = func(v bundle.Value) error {
 		switch v.Kind() {
 		case bundle.Number:
-			if f, _ := v.Float(); f == math.Trunc(f) && math.Abs(f) <= bundle.MaxSafeInteger || f != math.Trunc(f) && !math.IsNaN(f) {
+			if f, _ := v.Float(); readsBack(f) {
 				return nil // written as a safe integer or with a fraction: reads back
 			}
-			where := (&scrubber{path: path}).pointer()
+			where := pointerAt(path)
 			text, err := bundle.Canonical(v)
 			if err == nil {
 				_, err = bundle.ParseIJSON(text)

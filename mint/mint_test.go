@@ -526,3 +526,41 @@ func BenchmarkVerifyMinted500(b *testing.B) {
 		}
 	}
 }
+
+// Assemble takes discovery.sha256 from the captured document (the capture computed
+// it) unless a secret is scrubbed from the document; one left empty is computed,
+// and a wrong one makes a bundle the self-check refuses, so it is never written.
+func TestMintTakesTheCapturedDiscoveryDigest(t *testing.T) {
+	s := hostSigner(t)
+	want := input(t, s).Discovery.Sha256
+	for name, tc := range map[string]struct {
+		sha256  string
+		secret  string
+		refused bool
+	}{
+		"captured":        {sha256: want},
+		"empty":           {sha256: ""},
+		"wrong":           {sha256: strings.Repeat("0", 64), refused: true},
+		"wrong, scrubbed": {sha256: strings.Repeat("0", 64), secret: "certcut tests"},
+	} {
+		in := input(t, s)
+		in.Discovery = &discovery.Document{URL: in.Discovery.URL, Value: in.Discovery.Value, Sha256: tc.sha256}
+		if tc.secret != "" {
+			in.Secrets = []string{tc.secret}
+		}
+		data, asm, v, err := mintBytes(t, in, s)
+		var refused *mint.RefusedError
+		switch {
+		case tc.refused:
+			if !errors.As(err, &refused) || !v.HasRejection(verify.KindDiscoveryDigest) {
+				t.Errorf("%s: %v", name, err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", name, err)
+		case tc.secret == "" && asm.Bundle.Discovery.Sha256 != want:
+			t.Errorf("%s: discovery.sha256 %s, want %s", name, asm.Bundle.Discovery.Sha256, want)
+		case tc.secret != "" && (asm.Bundle.Discovery.Sha256 == want || bytes.Contains(data, []byte(tc.secret))):
+			t.Errorf("%s: the scrubbed document kept digest %s", name, asm.Bundle.Discovery.Sha256)
+		}
+	}
+}

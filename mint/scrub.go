@@ -2,6 +2,7 @@ package mint
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"regexp"
@@ -100,8 +101,9 @@ func PEMSecrets(pemText []byte) []string {
 // member name that held a secret appears in them scrubbed, so the report never
 // repeats the secret it removed.
 func Scrub(v bundle.Value, secrets []string) (bundle.Value, []string) {
-	s := scrubber{secrets: secrets}
-	out := s.value(v)
+	s := newScrubber(secrets)
+	s.root = v
+	out, _ := s.value(v)
 	return out, s.where
 }
 
@@ -109,14 +111,82 @@ func Scrub(v bundle.Value, secrets []string) (bundle.Value, []string) {
 // RedactionMarker: for messages that may quote input (an error naming a row id,
 // say) before they are printed.
 func ScrubText(text string, secrets []string) string {
-	out, _ := (&scrubber{secrets: secrets}).str(text)
+	out, _ := newScrubber(secrets).str(text)
 	return out
 }
 
 type scrubber struct {
 	secrets []string
-	where   []string
-	path    []pathToken // where the walk is; spelled as a pointer only for a hit
+	// minimal are the secrets that contain no other secret, and shortest the
+	// length of the shortest: every secret contains a minimal one, so a string
+	// shorter than shortest, or holding no minimal secret, holds no secret.
+	minimal  []string
+	shortest int
+	// grams holds (hashed) every eight bytes a minimal secret has at an offset
+	// below stride. A minimal secret in a string covers a multiple of stride
+	// (stride is shortest−7) with the eight bytes there: a string in which none
+	// of the eight bytes at 0, stride, 2·stride… are in grams holds no secret.
+	// nil when secrets are too short for the test to pay.
+	grams  *gramSet
+	stride int
+	where  []string
+	root   bundle.Value
+	path   []int // the index of each item or member the walk is in, from root
+}
+
+// gramBytes is how many bytes the sampled test looks at, at each place: eight,
+// so that a secret made of words common in the evidence ("openwop-…", the
+// canary) seldom matches where those words merely start.
+const gramBytes = 8
+
+// gramSet is a set of hashed eight-byte strings: a member may be a false one,
+// never a missing one.
+type gramSet [1 << 13 / 64]uint64
+
+func gramHash(b string) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(b), gramBytes)) * 0x9E3779B97F4A7C15 >> (64 - 13)
+}
+
+func (g *gramSet) add(b string)      { h := gramHash(b); g[h/64] |= 1 << (h % 64) }
+func (g *gramSet) has(b string) bool { h := gramHash(b); return g[h/64]&(1<<(h%64)) != 0 }
+
+func newScrubber(secrets []string) *scrubber {
+	s := &scrubber{secrets: secrets}
+	for i, secret := range secrets {
+		if i == 0 || len(secret) < s.shortest {
+			s.shortest = len(secret)
+		}
+		if !slices.ContainsFunc(secrets, func(other string) bool {
+			return other != secret && strings.Contains(secret, other)
+		}) && !slices.Contains(s.minimal, secret) {
+			s.minimal = append(s.minimal, secret)
+		}
+	}
+	if s.shortest >= 2*gramBytes { // a stride of at least 9
+		s.grams, s.stride = new(gramSet), s.shortest-gramBytes+1
+		for _, secret := range s.minimal {
+			for o := 0; o < s.stride; o++ {
+				s.grams.add(secret[o:])
+			}
+		}
+	}
+	return s
+}
+
+// mayHold reports whether text may hold a secret; false means it holds none.
+func (s *scrubber) mayHold(text string) bool {
+	if len(text) < s.shortest || len(s.secrets) == 0 {
+		return false
+	}
+	if s.grams != nil {
+		for j := 0; j+gramBytes <= len(text); j += s.stride {
+			if s.grams.has(text[j:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // pathToken is a member name, or an array index when index >= 0.
@@ -125,10 +195,10 @@ type pathToken struct {
 	index int
 }
 
-// pointer spells the current path as a JSON pointer, "/" for the root.
-func (s *scrubber) pointer() string {
+// pointerAt spells a path as a JSON pointer, "/" for the root.
+func pointerAt(path []pathToken) string {
 	var sb strings.Builder
-	for _, t := range s.path {
+	for _, t := range path {
 		sb.WriteByte('/')
 		if t.index >= 0 {
 			sb.WriteString(strconv.Itoa(t.index))
@@ -139,7 +209,32 @@ func (s *scrubber) pointer() string {
 	return pointerOrRoot(sb.String())
 }
 
+// pointer spells where the walk is as a JSON pointer, member names scrubbed.
+// The walk keeps only the index of each item or member it is in (no name, so
+// stepping costs no pointer write); the names are read back from the root.
+func (s *scrubber) pointer() string {
+	path := make([]pathToken, len(s.path))
+	cur := s.root
+	for i, idx := range s.path {
+		if cur.Kind() == bundle.Array {
+			path[i] = pathToken{index: idx}
+			cur = cur.Items()[idx]
+			continue
+		}
+		m := cur.Members()[idx]
+		name, _ := s.str(m.Name)
+		path[i] = pathToken{name: name, index: -1}
+		cur = m.Value
+	}
+	return pointerAt(path)
+}
+
 func (s *scrubber) str(in string) (string, bool) {
+	if !s.mayHold(in) || !slices.ContainsFunc(s.minimal, func(secret string) bool {
+		return strings.Contains(in, secret)
+	}) {
+		return in, false
+	}
 	out, hit := in, false
 	for _, secret := range s.secrets {
 		if strings.Contains(out, secret) {
@@ -150,25 +245,42 @@ func (s *scrubber) str(in string) (string, bool) {
 	return out, hit
 }
 
-// value returns v scrubbed; v itself, sharing its memory, when nothing in it
-// changed.
-func (s *scrubber) value(v bundle.Value) bundle.Value {
+// inert reports whether v holds no secret without looking further: a number, a
+// boolean, null, or a string shorter than the shortest secret.
+func (s *scrubber) inert(v bundle.Value) bool {
+	switch v.Kind() {
+	case bundle.Array, bundle.Object:
+		return false
+	case bundle.String:
+		return v.Len() < s.shortest
+	}
+	return true
+}
+
+// value returns v scrubbed, and whether anything in it changed: v itself,
+// sharing its memory, when nothing did.
+func (s *scrubber) value(v bundle.Value) (bundle.Value, bool) {
 	switch v.Kind() {
 	case bundle.String:
 		str, _ := v.Str()
+		if len(str) < s.shortest {
+			break
+		}
 		if out, hit := s.str(str); hit {
 			s.where = append(s.where, s.pointer())
-			return bundle.StringValue(out)
+			return bundle.StringValue(out), true
 		}
-		return v
 	case bundle.Array:
 		items := v.Items()
 		var out []bundle.Value // made at the first change
-		for i, item := range items {
-			s.path = append(s.path, pathToken{index: i})
-			sv := s.value(item)
-			s.path = s.path[:len(s.path)-1]
-			if out == nil && !same(sv, item) {
+		for i := range items {
+			sv, changed := items[i], false
+			if !s.inert(sv) {
+				s.path = append(s.path, i)
+				sv, changed = s.value(sv)
+				s.path = s.path[:len(s.path)-1]
+			}
+			if changed && out == nil {
 				out = make([]bundle.Value, len(items))
 				copy(out, items[:i])
 			}
@@ -176,22 +288,27 @@ func (s *scrubber) value(v bundle.Value) bundle.Value {
 				out[i] = sv
 			}
 		}
-		if out == nil {
-			return v
+		if out != nil {
+			return bundle.ArrayValue(out...), true
 		}
-		return bundle.ArrayValue(out...)
 	case bundle.Object:
 		members := v.Members()
 		var out []bundle.Member // made at the first change
-		for i, m := range members {
-			name, hit := s.str(m.Name)
-			s.path = append(s.path, pathToken{name: name, index: -1})
+		for i := range members {
+			s.path = append(s.path, i)
+			name, hit := members[i].Name, false
+			if len(name) >= s.shortest {
+				name, hit = s.str(name)
+			}
 			if hit {
 				s.where = append(s.where, s.pointer()+" (member name)")
 			}
-			sv := s.value(m.Value)
+			sv, changed := members[i].Value, false
+			if !s.inert(sv) {
+				sv, changed = s.value(sv)
+			}
 			s.path = s.path[:len(s.path)-1]
-			if out == nil && (hit || !same(sv, m.Value)) {
+			if (hit || changed) && out == nil {
 				out = make([]bundle.Member, len(members))
 				copy(out, members[:i])
 			}
@@ -199,30 +316,11 @@ func (s *scrubber) value(v bundle.Value) bundle.Value {
 				out[i] = bundle.Member{Name: name, Value: sv}
 			}
 		}
-		if out == nil {
-			return v
+		if out != nil {
+			return bundle.ObjectValue(out...), true
 		}
-		return bundle.ObjectValue(out...)
 	}
-	return v
-}
-
-// same reports whether a scrubbed value is the value it came from (value returns
-// its argument when nothing changed).
-func same(a, b bundle.Value) bool {
-	switch a.Kind() {
-	case bundle.String:
-		sa, _ := a.Str()
-		sb, _ := b.Str()
-		return b.Kind() == bundle.String && len(sa) == len(sb) && unsafe.StringData(sa) == unsafe.StringData(sb)
-	case bundle.Array:
-		ia, ib := a.Items(), b.Items()
-		return b.Kind() == bundle.Array && len(ia) == len(ib) && (len(ia) == 0 || &ia[0] == &ib[0])
-	case bundle.Object:
-		ma, mb := a.Members(), b.Members()
-		return b.Kind() == bundle.Object && len(ma) == len(mb) && (len(ma) == 0 || &ma[0] == &mb[0])
-	}
-	return true // numbers, booleans and null are never changed
+	return v, false
 }
 
 // escapePointer escapes a JSON pointer token (RFC 6901).

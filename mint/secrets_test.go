@@ -2,6 +2,7 @@ package mint_test
 
 import (
 	"errors"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,6 +44,64 @@ func TestScrubReportNeverRepeatsASecret(t *testing.T) {
 	}
 	if got := mint.ScrubText("failed: "+secret+"!", []string{secret}); got != "failed: "+marker+"!" {
 		t.Errorf("ScrubText: %s", got)
+	}
+}
+
+// scrubNaive is the scrub by definition: every secret, in the order given,
+// replaced everywhere in the text as it stands.
+func scrubNaive(text string, secrets []string) string {
+	for _, secret := range secrets {
+		text = strings.ReplaceAll(text, secret, mint.RedactionMarker(secret))
+	}
+	return text
+}
+
+// The scrubber looks only for the secrets that contain no other (and not at all in
+// a text shorter than the shortest secret); it scrubs exactly what replacing every
+// secret in turn does, with secrets inside others, repeated, overlapping, at the
+// ends of the text and as long as it.
+func TestScrubAgreesWithNaive(t *testing.T) {
+	sets := [][]string{
+		{"abc"},
+		{"abcdef", "bcd", "abc"},
+		{"xyzzy-secret-value", "secret", "xyzzy-secret-value"},
+		{"aaaa", "aa"},
+		{"-----BEGIN-----\nQUJDRA\n-----END-----\n", "-----BEGIN-----\nQUJDRA\n-----END-----", "QUJDRA", mint.Canary},
+		{"é€", "€"},
+		// Long enough for the sampled test (sixteen bytes and more).
+		{mint.Canary},
+		{"0123456789abcdef", "0123456789abcdef-and-more-of-it"},
+		{mint.Canary, "hk_live_0123456789abcdefghij", "a-secret-of-forty-bytes-and-a-bit-longer!"},
+	}
+	r := rand.New(rand.NewSource(3))
+	for range 20 { // random secrets of 16 to 40 bytes, sharing pieces
+		alphabet := "abcdefgh-_.01é"
+		var set []string
+		for range 1 + r.Intn(4) {
+			var sb strings.Builder
+			for sb.Len() < 16+r.Intn(25) {
+				sb.WriteByte(alphabet[r.Intn(len(alphabet))])
+			}
+			set = append(set, sb.String())
+		}
+		sets = append(sets, set)
+	}
+	for _, secrets := range sets {
+		var pieces []string
+		for _, s := range secrets {
+			pieces = append(pieces, s, s[:len(s)/2], s[len(s)/2:])
+		}
+		pieces = append(pieces, "", " ", "a", "b", "-", "\n", "plain text around it", "openwop-", "openwop.requirement.")
+		for range 5000 {
+			var sb strings.Builder
+			for range r.Intn(7) {
+				sb.WriteString(pieces[r.Intn(len(pieces))])
+			}
+			text := sb.String()
+			if got, want := mint.ScrubText(text, secrets), scrubNaive(text, secrets); got != want {
+				t.Fatalf("secrets %q, text %q: got %q, want %q", secrets, text, got, want)
+			}
+		}
 	}
 }
 
@@ -117,6 +176,15 @@ func TestEncodeRefusesUnsafeNumbers(t *testing.T) {
 	var ie *mint.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "/discovery/document/limits/maxBytes") || !strings.Contains(err.Error(), "the discovery document") {
 		t.Errorf("1e17: %v", err)
+	}
+	// Inside an array, among numbers that read back.
+	doc = in.Discovery.Value.With("limits", bundle.ObjectValue(bundle.Member{Name: "sizes", Value: bundle.ArrayValue(bundle.NumberValue(1.5), bundle.IntValue(bundle.MaxSafeInteger), bundle.NumberValue(-1e17))}))
+	in.Discovery, _ = discovery.FromValue(doc, in.Discovery.URL)
+	if asm, err = mint.Assemble(in); err == nil {
+		_, err = mint.Encode(asm.Bundle)
+	}
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "/discovery/document/limits/sizes/2 ") {
+		t.Errorf("-1e17 in an array: %v", err)
 	}
 	// 1e21 is written 1e+21, which reads back: accepted.
 	doc = in.Discovery.Value.With("limits", bundle.ObjectValue(bundle.Member{Name: "maxBytes", Value: bundle.NumberValue(1e21)}))
