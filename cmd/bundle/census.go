@@ -1,13 +1,8 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
-	"io"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/gate/rfc"
@@ -48,7 +43,10 @@ Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage 
   bundle census --prefix 0235. --format csv
   bundle census --scenario v2-a2a-operation-map --scenario a2a-1-0-agent-card --bundles evidence/v2-host-bundles`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, []string{"table", "json", "csv"}); err != nil {
+			if format == "table" {
+				format = "text"
+			}
+			if err := checkFormat(format, render.CensusFormats); err != nil {
 				return err
 			}
 			ids, err := gate.ExpandIDs(args)
@@ -81,14 +79,7 @@ Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage 
 				return inputError(fmt.Errorf("--bundles: %w", err))
 			}
 			c := gate.TakeCensus(dir, entries, queries)
-			switch format {
-			case "json":
-				return writeJSON(cmd.OutOrStdout(), c)
-			case "csv":
-				return renderCensusCSV(cmd.OutOrStdout(), c)
-			}
-			renderCensusTable(render.SafeWriter(cmd.OutOrStdout()), c)
-			return nil
+			return render.WriteCensus(cmd.OutOrStdout(), c, render.Format(format))
 		},
 	}
 	trust.register(cmd)
@@ -98,63 +89,4 @@ Exit codes: 0 done (whatever the counts), 3 an input could not be read, 4 usage 
 	fl.StringArrayVar(&scenarios, "scenario", nil, "count rows of this scenario `file` (stem or .test.ts; repeatable)")
 	fl.StringVar(&format, "format", "table", "output: table, json or csv")
 	return cmd
-}
-
-// renderCensusTable prints the sentences and the rows. Every value goes through
-// render.Inline (no tab or line break from a bundle or a file name can shift a
-// column or start a line), and the header marks the unsigned columns.
-func renderCensusTable(w io.Writer, c *gate.Census) {
-	in := render.Inline
-	for _, s := range c.Summary {
-		fmt.Fprintln(w, in(s.Sentence()))
-	}
-	if len(c.Unreadable) > 0 {
-		files := make([]string, len(c.Unreadable))
-		for i, f := range c.Unreadable {
-			files[i] = in(f)
-		}
-		fmt.Fprintf(w, "unreadable, not counted: %s\n", strings.Join(files, ", "))
-	}
-	if len(c.Rows) == 0 {
-		return
-	}
-	fmt.Fprintln(w)
-	head := func(title, column string) string {
-		if gate.CensusColumnUnsigned(column) {
-			return title + " " + render.UnsignedMark
-		}
-		return title
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join([]string{"BUNDLE", head("ROW", "row"), head("RESULT", "result"), head("ASSERTIONS", "assertions"),
-		head("SUITE", "suite"), head("HOST", "host"), head("KEY", "keyId"), "VERDICT", "SIGNED AT"}, "\t"))
-	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", in(filepath.Base(r.Bundle)), in(r.Row), in(r.Result), r.Assertions, in(r.Suite), in(r.Host), in(r.KeyID), r.Verdict,
-			in(orDash(r.SignedAt)+" ("+r.TimeSource+")"))
-	}
-	tw.Flush()
-}
-
-// renderCensusCSV writes one line per row under a header of gate.CensusColumns;
-// an unsigned column's name carries " (unsigned)". Every text cell goes through
-// render.CSVCell (one line per record, and the formula-injection guard); the
-// numbers are certcut's own.
-func renderCensusCSV(w io.Writer, c *gate.Census) error {
-	cw := csv.NewWriter(w)
-	header := make([]string, len(gate.CensusColumns))
-	for i, col := range gate.CensusColumns {
-		header[i] = col.Name
-		if col.Unsigned() {
-			header[i] += " " + render.UnsignedMark
-		}
-	}
-	cw.Write(header)
-	text := render.CSVCell
-	for _, r := range c.Rows {
-		cw.Write([]string{text(r.Query), text(r.Bundle), text(r.Sha256), text(r.Row), text(r.Scenario), text(r.Result),
-			strconv.FormatInt(r.Assertions, 10), text(r.Suite), text(r.Host), text(r.KeyID), text(r.Verdict), strconv.FormatBool(r.Verifies),
-			text(r.SignedAt), text(r.TimeSource)})
-	}
-	cw.Flush()
-	return cw.Error()
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 
-	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
@@ -50,13 +48,12 @@ Exit codes: 0 done (with --regressions-only: no regression), 1 regressions
 				}
 			}
 			d := gate.Diff(entries[0], entries[1])
-			out := cmd.OutOrStdout()
+			format := render.Text
 			if jsonOut {
-				if err := writeJSON(out, d); err != nil {
-					return err
-				}
-			} else {
-				renderDiffText(render.SafeWriter(out), d, regressions)
+				format = render.JSON
+			}
+			if err := render.WriteDiff(cmd.OutOrStdout(), d, render.DiffOptions{Format: format, RegressionsOnly: regressions}); err != nil {
+				return err
 			}
 			if regressions && len(d.Regressions) > 0 {
 				return &exitError{code: 1}
@@ -68,48 +65,4 @@ Exit codes: 0 done (with --regressions-only: no regression), 1 regressions
 	cmd.Flags().BoolVar(&regressions, "regressions-only", false, "print only regressions and exit 1 when there is any")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the diff as JSON")
 	return cmd
-}
-
-// renderDiffText prints a diff for a reviewer. Every interpolated value goes
-// through render.Inline (no text from a bundle or a file name starts a line), and
-// a member that nothing binds is marked "(unsigned)".
-func renderDiffText(w io.Writer, d *gate.DiffReport, regressionsOnly bool) {
-	in := render.Inline
-	fmt.Fprintf(w, "A: %s (sha256 %s) %s\n", in(d.A.File), d.A.Sha256, d.A.Verdict)
-	fmt.Fprintf(w, "B: %s (sha256 %s) %s\n", in(d.B.File), d.B.Sha256, d.B.Verdict)
-	if regressionsOnly {
-		for _, r := range d.Regressions {
-			fmt.Fprintf(w, "regression: %s\n", in(r))
-		}
-		fmt.Fprintf(w, "%d regression(s)\n", len(d.Regressions))
-		return
-	}
-	ta, tb := d.A.Totals, d.B.Totals
-	fmt.Fprintf(w, "totals: executedPass %d → %d, executedFail %d → %d, skipped %d → %d, inapplicable %d → %d, blocked %d → %d\n",
-		ta.ExecutedPass, tb.ExecutedPass, ta.ExecutedFail, tb.ExecutedFail, ta.Skipped, tb.Skipped, ta.Inapplicable, tb.Inapplicable, ta.Blocked, tb.Blocked)
-	for _, f := range d.Fields {
-		mark := ""
-		if f.Binding == bundle.Unsigned {
-			mark = " " + render.UnsignedMark
-		}
-		fmt.Fprintf(w, "%s%s: %s → %s\n", f.Field, mark, in(orDash(f.From)), in(orDash(f.To)))
-	}
-	fmt.Fprintf(w, "rows: %d added, %d removed, %d result changed, %d assertion count changed\n", len(d.Added), len(d.Removed), len(d.Changed), len(d.AssertionsChanged))
-	for _, r := range d.Added {
-		fmt.Fprintf(w, "  + %s %s (%d)\n", in(r.ID), in(r.Result), r.Assertions)
-	}
-	for _, r := range d.Removed {
-		fmt.Fprintf(w, "  - %s %s (%d)\n", in(r.ID), in(r.Result), r.Assertions)
-	}
-	for _, c := range d.Changed {
-		mark := "~"
-		if c.Regress {
-			mark = "!"
-		}
-		fmt.Fprintf(w, "  %s %s %s → %s%s\n", mark, in(c.ID), in(c.From), in(c.To), detailSuffix(c.ToWhy))
-	}
-	for _, r := range d.Regressions {
-		fmt.Fprintf(w, "regression: %s\n", in(r))
-	}
-	fmt.Fprintf(w, "%d regression(s)\n", len(d.Regressions))
 }

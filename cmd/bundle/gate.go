@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/gate/rfc"
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -85,15 +85,15 @@ func openRepo(cfg gate.Config) (*gate.Repo, error) {
 	return repo, nil
 }
 
-var gateFormats = []string{"text", "json", "github", "sarif", "junit"}
-
-func checkFormat(f string, allowed []string) error {
-	for _, a := range allowed {
-		if f == a {
-			return nil
-		}
+func checkFormat(f string, allowed []render.Format) error {
+	if _, err := render.ParseFormat(f, allowed...); err != nil {
+		return usageErrorf("%v", err)
 	}
-	return usageErrorf("--format %q: give one of %s", f, strings.Join(allowed, ", "))
+	return nil
+}
+
+func renderReports(w io.Writer, format string, reps []*gate.Report) error {
+	return render.WriteGate(w, reps, render.GateOptions{Format: render.Format(format), Version: versionString()})
 }
 
 func newGateCmd() *cobra.Command {
@@ -175,7 +175,7 @@ read, 4 usage error.`,
   bundle gate accepted --gate-file gates/0235.yaml --keyring keyring.json --live --format github`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, gateFormats); err != nil {
+			if err := checkFormat(format, render.GateFormats); err != nil {
 				return err
 			}
 			if gateFilePath != "" {
@@ -280,7 +280,7 @@ not be read, 4 usage error.`,
   bundle gate audit --host-key keys/ --format json RFCS/ | jq '.rows[] | select(.status != "PASS")'`,
 		Args: exactArgs(1, "the RFCS directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, gateFormats); err != nil {
+			if err := checkFormat(format, render.GateFormats); err != nil {
 				return err
 			}
 			opts, err := trust.options()
@@ -302,7 +302,7 @@ not be read, 4 usage error.`,
 			if err != nil {
 				return inputError(err)
 			}
-			if err := renderAudit(cmd.OutOrStdout(), format, audit); err != nil {
+			if err := render.WriteAudit(cmd.OutOrStdout(), audit, render.GateOptions{Format: render.Format(format), Version: versionString()}); err != nil {
 				return err
 			}
 			return exitFor(audit.ExitCode)
@@ -343,7 +343,7 @@ A check whose input was not given is BLOCKED. Exit codes as for 'gate accepted'.
       --scenarios conformance/src/scenarios --interop-matrix INTEROP-MATRIX.md bundle.json`,
 		Args: exactArgs(1, "one bundle FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, gateFormats); err != nil {
+			if err := checkFormat(format, render.GateFormats); err != nil {
 				return err
 			}
 			opts, err := trust.options()

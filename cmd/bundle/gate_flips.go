@@ -8,6 +8,7 @@ import (
 
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/internal/atomicfile"
+	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,7 @@ Documentation: docs/ci.md.`,
   bundle gate flips --base v2.0.0 --head HEAD --repo spec --keyring spec/keyring.json --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(o.format, gateFormats); err != nil {
+			if err := checkFormat(o.format, render.GateFormats); err != nil {
 				return err
 			}
 			if o.base == "" {
@@ -99,14 +100,14 @@ func gateFlipsRun(cmd *cobra.Command, o *gateFlipsOptions) error {
 	}
 	if o.sarifFile != "" {
 		var buf bytes.Buffer
-		if err := writeJSON(&buf, flipsSARIF(rep, flipsReports(rep))); err != nil {
+		if err := render.WriteFlipsSARIF(&buf, rep, versionString()); err != nil {
 			return err
 		}
 		if err := atomicfile.Write(o.sarifFile, buf.Bytes(), 0o644, true); err != nil {
 			return inputError(fmt.Errorf("--sarif %s: %w", o.sarifFile, err))
 		}
 	}
-	if err := renderFlips(cmd.OutOrStdout(), o.format, rep); err != nil {
+	if err := render.WriteFlips(cmd.OutOrStdout(), rep, render.GateOptions{Format: render.Format(o.format), Version: versionString()}); err != nil {
 		return err
 	}
 	if err := o.att.writeEach(cmd, rep.Reports, o.repo.root); err != nil {

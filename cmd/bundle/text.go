@@ -3,7 +3,10 @@ package main
 // Small text helpers the commands share.
 
 import (
+	"io"
 	"strings"
+
+	"github.com/certcut/certcut/render"
 
 	"github.com/certcut/certcut/verify"
 )
@@ -46,3 +49,5 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+func writeJSON(w io.Writer, v any) error { return render.WriteJSON(w, v) }
