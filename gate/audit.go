@@ -27,7 +27,7 @@ type AuditReport struct {
 	// NotGated names each of those files, with why.
 	NotGated []NotGated `json:"notGated"`
 	Bundles  int        `json:"bundles"`
-	Settings Settings `json:"settings"`
+	Settings Settings   `json:"settings"`
 }
 
 // NotGated is an RFC file the audit did not gate.
