@@ -294,7 +294,9 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		for _, row := range g.Rows {
 			fmt.Fprintf(&b, "  %s  %s\n", Inline(row.ID), p.paint("90", Inline(row.Scenario)))
 			if TrimReason(row.Reason) == "" {
-				fmt.Fprintf(&b, "      %s\n", p.paint("31", "(no reason given)"))
+				if g.Result != bundle.ExecutedPass { // a pass needs no reason
+					fmt.Fprintf(&b, "      %s\n", p.paint("31", "(no reason given)"))
+				}
 				continue
 			}
 			for _, l := range Lines(row.Reason) {

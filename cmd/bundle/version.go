@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"runtime/debug"
 
 	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
 )
 
@@ -88,7 +88,7 @@ func versionString() string {
 func versionInfoString(vi versionInfo) string {
 	v := vi.Version
 	if vi.Commit != "" {
-		v += " commit " + prefix(vi.Commit, 12)
+		v += " commit " + render.Short(vi.Commit)
 		if vi.Modified {
 			v += "+dirty"
 		}
@@ -97,38 +97,19 @@ func versionInfoString(vi versionInfo) string {
 }
 
 func newVersionCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print certcut's module version and commit",
-		Long: `version prints the version — the release's tag for a release binary or go install
-…@vX.Y.Z, a pseudo-version or "(devel)" for a build from a checkout — then the
-source commit whenever the build had one (stamped by the release, recorded by Go's
-VCS stamping, or named by a pseudo-version), the Go version it was built with, and
-whether the build can sign with keys on PKCS#11 tokens (only a cgo build can). A
-build with -buildvcs=false records no commit; stamp it with
--ldflags "-X main.commit=$(git rev-parse HEAD)".
-
-Exit codes: 0; 4 bad flags.`,
-		Example: `  bundle version
-  bundle version --json | jq -r .commit`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(buildVersion())
-			}
-			vi := buildVersion()
-			tokens := "PKCS#11 tokens: yes"
-			if !vi.PKCS11 {
-				tokens = "PKCS#11 tokens: no, they need the cgo build"
-			}
-			fmt.Fprintf(out, "bundle %s (%s, %s, %s)\n", versionString(), vi.Module, vi.Go, tokens)
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print module, version, commit and Go version as JSON")
+	var out output
+	cmd := command("version", "version", "Print certcut's module version and commit", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		vi := buildVersion()
+		if !out.text() {
+			return render.WriteJSON(cmd.OutOrStdout(), vi)
+		}
+		tokens := "PKCS#11 tokens: yes"
+		if !vi.PKCS11 {
+			tokens = "PKCS#11 tokens: no, they need the cgo build"
+		}
+		_, err := fmt.Fprintf(cmd.OutOrStdout(), "bundle %s (%s, %s, %s)\n", versionInfoString(vi), vi.Module, vi.Go, tokens)
+		return err
+	})
+	addOutput(cmd, &out, false, render.Text, render.JSON)
 	return cmd
 }
