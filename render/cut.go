@@ -33,8 +33,12 @@ func WriteMint(stdout, stderr io.Writer, rep *mint.Report) error {
 	if len(rep.Certified) > 0 {
 		certified = strings.Join(rep.Certified, ", ")
 	}
+	out := Inline(rep.Out)
+	if rep.Out == "-" {
+		out = "standard output"
+	}
 	fmt.Fprintf(w, "bundle mint: wrote bundle v3 → %s (%d requirement rows, %d assertions, witness %s, %s; certified: %s)\n",
-		Inline(rep.Out), rep.Rows, rep.AssertionCount, Short(rep.WitnessSha256), Inline(signed), Inline(certified))
+		out, rep.Rows, rep.AssertionCount, Short(rep.WitnessSha256), Inline(signed), Inline(certified))
 	t := rep.Totals
 	fmt.Fprintf(w, "totals:    executedPass=%d executedFail=%d blocked=%d inapplicable=%d skipped=%d\n",
 		t.ExecutedPass, t.ExecutedFail, t.Blocked, t.Inapplicable, t.Skipped)
@@ -88,8 +92,12 @@ type SignReport struct {
 // verdict, the redactions, why it is not VERIFIED, and the tokens written.
 func WriteSign(w io.Writer, r *SignReport) error {
 	sw := SafeWriter(w)
+	out := Inline(r.File)
+	if r.File == "-" {
+		out = "standard output"
+	}
 	fmt.Fprintf(sw, "bundle sign: wrote %s (signed by %s as %s; witness %s; self-check: %s)\n",
-		Inline(r.File), Inline(r.Signer), r.Role, Short(r.Witness), SelfCheckWords(r.Verdict))
+		out, Inline(r.Signer), r.Role, Short(r.Witness), SelfCheckWords(r.Verdict))
 	if len(r.Redacted) > 0 {
 		fmt.Fprintf(sw, "redacted:  %d place(s) in unsigned members: %s\n", len(r.Redacted), Inline(strings.Join(r.Redacted, ", ")))
 	}

@@ -35,6 +35,9 @@ func WriteFlips(w io.Writer, r *gate.FlipsReport, opts GateOptions) error {
 		return sw.(*safeWriter).err
 	}
 	lw := newLineWriter(w, opts.Color)
+	if opts.Quiet && r.Status == gate.Pass {
+		return nil
+	}
 	writeFlipsText(lw, r, opts.Quiet)
 	return lw.err()
 }

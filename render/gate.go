@@ -10,13 +10,14 @@ import (
 )
 
 // GateOptions shape a gate renderer's output.
+//
+// Quiet, in the text format, prints nothing for a report that passes, and for
+// one that does not only what did not pass and the RESULT line.
 type GateOptions struct {
 	// Format is Text (the default), JSON, GitHub, SARIF or JUnit.
 	Format Format
 	// Color paints statuses in the text format (for a terminal).
 	Color bool
-	// Quiet prints, in the text format, only the RESULT line and what did not
-	// pass: nothing of a criterion that passed.
 	Quiet bool
 	// Version names the program in SARIF's tool.driver.version.
 	Version string
@@ -51,6 +52,9 @@ func WriteGate(w io.Writer, reps []*gate.Report, opts GateOptions) error {
 	}
 	lw := newLineWriter(w, opts.Color)
 	for i, r := range reps {
+		if opts.Quiet && r.Status == gate.Pass {
+			continue // --quiet: nothing on success
+		}
 		if i > 0 && !opts.Quiet {
 			lw.printf("\n")
 		}
@@ -301,6 +305,9 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 	}
 	in := Inline
 	lw := newLineWriter(w, opts.Color)
+	if opts.Quiet && a.Status == gate.Pass {
+		return nil
+	}
 	lw.printf("gate audit — %s: %d Accepted RFC(s) numbered 0167 or later, %d bundles read, %d RFC file(s) not gated\n", in(a.RFCsDir), len(a.Rows), a.Bundles, a.Skipped)
 	for _, row := range a.Rows {
 		if opts.Quiet && row.Status == gate.Pass {

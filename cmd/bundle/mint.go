@@ -60,7 +60,7 @@ func newMintCmd() *cobra.Command {
 	fl.StringVar(&o.discoveryURL, "discovery", "", "fetch the host's discovery document from `URL` (base URL or …/.well-known/openwop)")
 	fl.StringVar(&o.discoveryFile, "discovery-file", "", "read the discovery document from `FILE` instead (needs --discovery-url; - for standard input)")
 	fl.StringVar(&o.recordAs, "discovery-url", "", "the `URL` a --discovery-file was served at, recorded as discovery.url")
-	fl.DurationVar(&o.discoveryTimeout, "discovery-timeout", discovery.DefaultTimeout, "give up fetching the discovery document after this `duration`")
+	fl.DurationVar(&o.discoveryTimeout, "discovery-timeout", discovery.DefaultTimeout, "give up fetching the discovery document after this `DURATION`")
 	fl.StringVar(&o.build, "build", "", "the build the suite ran against, `KIND:ID` (commit, image-digest, artifact-sha256)")
 	fl.StringVar(&o.buildFromGit, "build-from-git", "", "use HEAD of the git work tree `DIR` as the build (commit)")
 	fl.BoolVar(&o.allowDirty, "allow-dirty", false, "with --build-from-git: record HEAD even if the tree has uncommitted changes")

@@ -66,6 +66,7 @@ func group(name, use, short string, subs ...*cobra.Command) *cobra.Command {
 		list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 		return usageErrorf("%s: give a subcommand: %s (see '%s --help')", cmd.CommandPath(), list, cmd.CommandPath())
 	})
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.AddCommand(subs...)
 	return cmd
 }
@@ -162,7 +163,7 @@ func addKMSTimeout(root *cobra.Command) {
 		if !signs || c.Annotations[annotationPublicKey] != "" {
 			return
 		}
-		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) or a token key (pkcs11:) when a call to it does not answer within this `duration`")
+		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) or a token key (pkcs11:) when a call to it does not answer within this `DURATION`")
 		chainPreRun(c, func(cmd *cobra.Command) error {
 			if *timeout <= 0 {
 				return usageErrorf("--kms-timeout %s: give a positive duration, e.g. 30s", *timeout)

@@ -132,7 +132,7 @@ func (t *tsaFlags) register(cmd *cobra.Command, urlUsage string) {
 	fl := cmd.Flags()
 	fl.StringVar(&t.url, "tsa", "", urlUsage)
 	fl.StringArrayVar(&t.certs, "tsa-cert", nil, "check the reply under this TSA certificate (`PEM` file of the TSA's or its CA's; repeatable) before writing it")
-	fl.DurationVar(&t.timeout, "tsa-timeout", timestamp.DefaultTimeout, "give up on the TSA after this `duration`")
+	fl.DurationVar(&t.timeout, "tsa-timeout", timestamp.DefaultTimeout, "give up on the TSA after this `DURATION`")
 }
 
 // check refuses bad flags before any work: token files beside out that exist
