@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/certcut/certcut/internal/testkit"
+	"github.com/certcut/certcut/schemas"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -100,6 +104,53 @@ func TestImports(t *testing.T) {
 	for _, banned := range []string{"encoding/json", "encoding/xml", "encoding/csv", "html/template"} {
 		if slices.Contains(strings.Fields(string(out)), banned) {
 			t.Errorf("cmd/bundle imports %s: output is render's job (render.WriteJSON and the renderers)", banned)
+		}
+	}
+}
+
+// What --help says and what docs/ says agree where they say the same thing.
+func TestHelpAgreesWithDocs(t *testing.T) {
+	norm := func(s string) string {
+		return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "`", "")), " "))
+	}
+	doc := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(), "docs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return norm(string(data))
+	}
+	root := newRootCmd(nil, &bytes.Buffer{}, &bytes.Buffer{})
+	helpOf := func(path ...string) string {
+		c, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return norm(c.Long + "\n" + c.Example)
+	}
+	for _, c := range []struct {
+		cmd    []string
+		doc    string
+		phrase string
+	}{
+		{[]string{"verify"}, "verify.md", "a directory is matched by key id only, even when it holds a single file"},
+		{[]string{"show"}, "show-report.md", "--color=always"},
+		{[]string{"show"}, "show-report.md", "less -r"},
+		{[]string{"keys", "generate"}, "guide.md", "outside the repository's work tree"},
+	} {
+		if !strings.Contains(helpOf(c.cmd...), c.phrase) {
+			t.Errorf("bundle %s --help does not say %q", strings.Join(c.cmd, " "), c.phrase)
+		}
+		if !strings.Contains(doc(c.doc), c.phrase) {
+			t.Errorf("docs/%s does not say %q", c.doc, c.phrase)
+		}
+	}
+	for _, name := range schemas.Names() {
+		if !strings.Contains(helpOf("schema"), "\n"+name+" ") && !strings.Contains(helpOf("schema"), " "+name+" ") {
+			t.Errorf("bundle schema --help does not list the schema %s", name)
+		}
+		if !strings.Contains(doc("schemas.md"), "bundle schema "+name) && name != "bundle" {
+			t.Errorf("docs/schemas.md does not show 'bundle schema %s'", name)
 		}
 	}
 }

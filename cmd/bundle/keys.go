@@ -47,7 +47,7 @@ func newKeysGenerateCmd() *cobra.Command {
 			return nil
 		})
 	cmd.Flags().StringVar(&keyID, "key-id", "", "the key's `ID` ([A-Za-z0-9._~-], at most 128 characters)")
-	cmd.Flags().StringVar(&dir, "out-dir", ".", "write the key files to `DIR` (keep it outside a repository's work tree)")
+	cmd.Flags().StringVar(&dir, "out-dir", ".", "write the key files to `DIR`, outside the repository's work tree")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite existing key files")
 	cmd.Flags().StringVar(&token, "pkcs11", "", "create the pair on the PKCS#11 token this `URI` names (no file is written)")
 	return cmd
