@@ -61,6 +61,9 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 	if o.file == "" {
 		return usageErrorf("attest: --out FILE is required")
 	}
+	if file == limitedfile.Stdin {
+		return usageErrorf("attest: the subject names the bundle by its path in the repository, so the bundle must be a file, not - (standard input)")
+	}
 	if err := checkSigningFlags("attest", o.keyRef, o.keyID); err != nil {
 		return err
 	}
