@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -193,5 +192,3 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
-
-var _ = fmt.Sprint
