@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -400,7 +401,10 @@ func parse(body []byte, where, contentType string) (*Document, error) {
 // is refused when it carries credentials (CheckURL). The file is read as
 // limitedfile.Read reads: a regular file of at most limitedfile.MaxDiscovery bytes,
 // whatever its stat says; a FIFO or a device is refused, not waited on.
-func Load(path, recordURL string) (*Document, error) {
+func Load(path, recordURL string) (*Document, error) { return LoadArg(path, nil, recordURL) }
+
+// LoadArg is Load for a file a command line names: "-" reads stdin.
+func LoadArg(path string, stdin io.Reader, recordURL string) (*Document, error) {
 	if err := CheckURL(recordURL); err != nil {
 		return nil, err
 	}
@@ -408,11 +412,15 @@ func Load(path, recordURL string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := limitedfile.Read(path, limitedfile.MaxDiscovery)
+	data, err := limitedfile.ReadArg(path, stdin, limitedfile.MaxDiscovery)
 	if err != nil {
 		return nil, err
 	}
-	d, err := parse(data, path, "")
+	where := path
+	if path == limitedfile.Stdin {
+		where = "standard input"
+	}
+	d, err := parse(data, where, "")
 	if err != nil {
 		return nil, err
 	}

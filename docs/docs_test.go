@@ -166,3 +166,162 @@ func tokenMissing(bundleBin string) string {
 	}
 	return ""
 }
+
+// checkedMarker, on the line before a ```console block, makes TestDocsOutputs run
+// the block's "$ " commands in the corpus and compare what they print with the
+// lines shown.
+const checkedMarker = "<!-- output checked in $CORPUS -->"
+
+// outputBlocks returns the ```console blocks of a Markdown file that follow
+// checkedMarker.
+func outputBlocks(t *testing.T, path string) []block {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []block
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != checkedMarker || strings.TrimSpace(lines[i+1]) != "```console" {
+			continue
+		}
+		b := block{file: filepath.Base(path), line: i + 2}
+		for j := i + 2; j < len(lines) && strings.TrimSpace(lines[j]) != "```"; j++ {
+			b.code += lines[j] + "\n"
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// Output a doc shows is what the command prints: each ```console block marked
+// checkedMarker runs its "$ " commands (with the `bundle` built here) in the
+// corpus, and the output must match the lines shown (MatchShown). Skipped,
+// loudly, without the corpus.
+func TestDocsOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("docs commands are not run in -short mode")
+	}
+	root := testkit.ModuleRoot()
+	corpus := filepath.Join(root, "..", "shared", "corpus", "openwop")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("SKIPPED: the documented outputs run in the corpus, which is absent (%s)", corpus)
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "bundle"), "./cmd/bundle")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	checked := 0
+	for _, doc := range docs {
+		for _, b := range outputBlocks(t, doc) {
+			var cmds []string
+			var shown [][]string
+			for _, l := range strings.Split(strings.TrimSuffix(b.code, "\n"), "\n") {
+				switch {
+				case strings.HasPrefix(l, "$ "):
+					cmds = append(cmds, strings.TrimPrefix(l, "$ "))
+					shown = append(shown, nil)
+				case len(cmds) > 0 && strings.HasSuffix(cmds[len(cmds)-1], "\\") && shown[len(shown)-1] == nil:
+					cmds[len(cmds)-1] = strings.TrimSuffix(cmds[len(cmds)-1], "\\") + " " + strings.TrimSpace(l)
+				case len(cmds) > 0:
+					shown[len(shown)-1] = append(shown[len(shown)-1], l)
+				}
+			}
+			if len(cmds) == 0 {
+				t.Errorf("%s:%d: a checked block with no \"$ \" command", b.file, b.line)
+			}
+			for i, c := range cmds {
+				cmd := exec.Command("bash", "-c", c)
+				cmd.Dir = corpus
+				cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+				out, _ := cmd.Output()
+				got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+				if !testkit.MatchShown(shown[i], got) {
+					t.Errorf("%s:%d: $ %s\n--- the doc shows\n%s\n--- it prints\n%s", b.file, b.line, c, strings.Join(shown[i], "\n"), out)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("checked %d documented outputs", checked)
+}
+
+func TestMatchShown(t *testing.T) {
+	got := []string{"a 1", "b 2", "c 3", "d 4"}
+	for _, c := range []struct {
+		shown string
+		want  bool
+	}{
+		{"a 1\nb 2\nc 3\nd 4", true},
+		{"a …\n…\nd 4", true},
+		{"…\nc 3\nd 4", true},
+		{"a 1\n…", true},
+		{"a 1\nc 3\n…", false},
+		{"a 1\nb 2\nc 3", false},
+		{"…\nb … \n…", true},
+		{"b 2\n…", false},
+	} {
+		if testkit.MatchShown(strings.Split(c.shown, "\n"), got) != c.want {
+			t.Errorf("testkit.MatchShown(%q) = %v", c.shown, !c.want)
+		}
+	}
+}
+
+// README's data-flow line is true of the code: no package imports one that the
+// line puts before it (upstream), and bundle imports nothing of ours but
+// internal/limitedfile.
+func TestReadmeDataFlow(t *testing.T) {
+	root := testkit.ModuleRoot()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("Data flows one way: `([^`]+)`").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md has no \"Data flows one way: `…`\" line")
+	}
+	level := map[string]int{}
+	for i, step := range strings.Split(strings.Join(strings.Fields(string(m[1])), " "), " → ") {
+		for _, p := range strings.Split(step, ",") {
+			level[strings.TrimSpace(p)] = i
+		}
+	}
+	list := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...")
+	list.Dir = root
+	out, err := list.Output()
+	if err != nil {
+		t.Skipf("SKIPPED: go list: %v", err)
+	}
+	const mod = "github.com/certcut/certcut/"
+	top := func(path string) string { // gate/rfc counts as gate
+		if strings.HasPrefix(path, "gate/") {
+			return "gate"
+		}
+		return path
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := top(strings.TrimPrefix(f[0], mod))
+		from, listed := level[pkg]
+		for _, imp := range f[1:] {
+			dep, ours := strings.CutPrefix(imp, mod)
+			if !ours {
+				continue
+			}
+			dep = top(dep)
+			if pkg == "bundle" && dep != "internal/limitedfile" {
+				t.Errorf("bundle imports %s: it imports nothing of ours but internal/limitedfile", imp)
+			}
+			to, inFlow := level[dep]
+			if inFlow && listed && to < from {
+				t.Errorf("%s imports %s, upstream of it in README's data flow", f[0], imp)
+			}
+			if pkg == "schemas" && inFlow {
+				t.Errorf("schemas imports %s: the README says it imports none of the flow", imp)
+			}
+		}
+	}
+}

@@ -23,9 +23,18 @@ type AuditReport struct {
 	ExitCode int        `json:"exitCode"`
 	Rows     []AuditRow `json:"rows"`
 	// Skipped counts RFC files not gated (numbers below 0167, or not Accepted).
-	Skipped  int      `json:"skipped"`
-	Bundles  int      `json:"bundles"`
-	Settings Settings `json:"settings"`
+	Skipped int `json:"skipped"`
+	// NotGated names each of those files, with why.
+	NotGated []NotGated `json:"notGated"`
+	Bundles  int        `json:"bundles"`
+	Settings Settings   `json:"settings"`
+}
+
+// NotGated is an RFC file the audit did not gate.
+type NotGated struct {
+	File   string `json:"file"`
+	Status string `json:"status"`
+	Why    string `json:"why"`
 }
 
 // AuditRow is one Accepted RFC's verdict.
@@ -50,7 +59,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
-	out := &AuditReport{RFCsDir: dir, Rows: []AuditRow{}, Bundles: len(r.Entries), Settings: r.settings(), Status: Pass}
+	out := &AuditReport{RFCsDir: dir, Rows: []AuditRow{}, NotGated: []NotGated{}, Bundles: len(r.Entries), Settings: r.settings(), Status: Pass}
 	var files []string
 	for _, n := range names {
 		if !n.IsDir() && rfcFileRE.MatchString(n.Name()) {
@@ -65,7 +74,12 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 			return nil, &InputError{Err: err}
 		}
 		if num < AuditFirstRFC || x.Status != "Accepted" {
+			why := fmt.Sprintf("Status %s, not Accepted", orDash(x.Status))
+			if num < AuditFirstRFC {
+				why = fmt.Sprintf("numbered below %04d: the Accepted predicate does not apply (RFC 0174 §B.1)", AuditFirstRFC)
+			}
 			out.Skipped++
+			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: x.Status, Why: why})
 			continue
 		}
 		rep := r.Accepted(ctx, AcceptedRequest{RFC: x})

@@ -25,6 +25,10 @@ type DiffReport struct {
 	// Regressions lists what got worse: a pass lost (changed or removed), a
 	// certified profile lost, a relaxation added, a worse verdict.
 	Regressions []string `json:"regressions"`
+	// OtherHost, when set, says that A and B are of different hosts (their
+	// host.name or the origin of their discovery.url differ, both unsigned): a
+	// diff across hosts is no regression check.
+	OtherHost string `json:"otherHost,omitempty"`
 }
 
 // DiffSide is one cut.
@@ -79,6 +83,7 @@ func Diff(a, b *Entry) *DiffReport {
 	d := &DiffReport{A: side(a), B: side(b), Added: []DiffRow{}, Removed: []DiffRow{}, Changed: []RowChange{},
 		AssertionsChanged: []RowChange{}, Fields: []DiffChange{}, Regressions: []string{}}
 	ba, bb := a.Bundle, b.Bundle
+	d.OtherHost = otherHost(ba, bb)
 	rowsA, rowsB := rowMap(ba), rowMap(bb)
 	for _, id := range sortedKeys(rowsB) {
 		if _, ok := rowsA[id]; !ok {
@@ -208,4 +213,15 @@ func rung(b *bundle.Bundle) string {
 		return ""
 	}
 	return b.Durability.Rung
+}
+
+// otherHost says how two bundles name different hosts, or "".
+func otherHost(a, b *bundle.Bundle) string {
+	originA, _ := bundle.Origin(a.Discovery.URL)
+	originB, _ := bundle.Origin(b.Discovery.URL)
+	if a.Host.Name == b.Host.Name && originA == originB {
+		return ""
+	}
+	return fmt.Sprintf("A and B are of different hosts (A: host.name %q, discovery origin %s; B: host.name %q, discovery origin %s; both unsigned): a diff across hosts is no regression check",
+		a.Host.Name, orDash(originA), b.Host.Name, orDash(originB))
 }

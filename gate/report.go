@@ -30,6 +30,15 @@ func (s Status) ExitCode() int {
 }
 
 // worse returns the worse of two statuses: FAIL > BLOCKED > PASS.
+// Worst is the worst status of the reports: FAIL, else BLOCKED, else PASS.
+func Worst(reps []*Report) Status {
+	s := Pass
+	for _, r := range reps {
+		s = worse(s, r.Status)
+	}
+	return s
+}
+
 func worse(a, b Status) Status {
 	rank := map[Status]int{Pass: 0, Blocked: 1, Fail: 2}
 	if rank[b] > rank[a] {

@@ -63,6 +63,14 @@ func Load(path string) (*Registry, error) {
 	return Parse(data, path)
 }
 
+// LoadOrDefault is Load, or Default for an empty path: a command's --registry.
+func LoadOrDefault(path string) (*Registry, error) {
+	if path == "" {
+		return Default(), nil
+	}
+	return Load(path)
+}
+
 // Parse reads a registry from JSON, as strictly as a bundle (bundle.DecodeStrict:
 // exact-case names, duplicate and unknown members refused); source names it in
 // messages.

@@ -7,7 +7,10 @@
 package render
 
 import (
+	"fmt"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/tiers"
@@ -35,6 +38,8 @@ type Review struct {
 	NonPass []Group `json:"nonPass"`
 	// Rows are all rows in file order (for the HTML report's table).
 	Rows []Row `json:"-"`
+	// Selected is the filter Select applied to NonPass, when one was.
+	Selected *Selection `json:"selected,omitempty"`
 	// Unsigned names the bundle members this review shows whose values nothing
 	// binds (bundle.IsUnsigned over ShownMembers): show marks them "(unsigned)",
 	// the report greys and tags them.
@@ -160,4 +165,55 @@ func NewReview(file string, b *bundle.Bundle, v *verify.Verdict, tf *tiers.File)
 		r.NonPass = append(r.NonPass, Group{Result: result, Rows: groups[result]})
 	}
 	return r
+}
+
+// Selection picks the rows a review lists: those whose result is one of
+// Results (default: every result but executed-pass) and whose id matches one of
+// IDs, path.Match patterns (default: every id).
+type Selection struct {
+	Results []string `json:"results,omitempty"`
+	IDs     []string `json:"ids,omitempty"`
+}
+
+// SelectionError is a selection that cannot match: an unknown result or a
+// malformed pattern.
+type SelectionError struct{ Msg string }
+
+func (e *SelectionError) Error() string { return e.Msg }
+
+// Select lists, in NonPass, the rows the selection picks, grouped by result
+// (executed-pass first when asked for, then NonPassOrder).
+func (r *Review) Select(sel Selection) error {
+	for _, res := range sel.Results {
+		if !slices.Contains(bundle.Results, res) {
+			return &SelectionError{Msg: fmt.Sprintf("result %q is not one of %s", res, strings.Join(bundle.Results, ", "))}
+		}
+	}
+	for _, glob := range sel.IDs {
+		if _, err := path.Match(glob, ""); err != nil {
+			return &SelectionError{Msg: fmt.Sprintf("id pattern %q: %v", glob, err)}
+		}
+	}
+	results := sel.Results
+	if len(results) == 0 {
+		results = NonPassOrder
+	}
+	groups := map[string][]Row{}
+	for _, row := range r.Rows {
+		if !slices.Contains(results, row.Result) {
+			continue
+		}
+		if len(sel.IDs) > 0 && !slices.ContainsFunc(sel.IDs, func(g string) bool { ok, _ := path.Match(g, row.ID); return ok }) {
+			continue
+		}
+		groups[row.Result] = append(groups[row.Result], row)
+	}
+	r.NonPass = []Group{}
+	for _, result := range append([]string{bundle.ExecutedPass}, NonPassOrder...) {
+		if rows := groups[result]; len(rows) > 0 {
+			r.NonPass = append(r.NonPass, Group{Result: result, Rows: rows})
+		}
+	}
+	r.Selected = &sel
+	return nil
 }

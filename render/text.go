@@ -158,17 +158,6 @@ func (p *painter) paint(code, s string) string {
 
 func (p *painter) bold(s string) string { return p.paint("1", s) }
 
-// verdictColor is green for VERIFIED, yellow for COHERENT, red otherwise.
-func verdictColor(o verify.Outcome) string {
-	switch o {
-	case verify.Verified:
-		return "1;32"
-	case verify.Coherent:
-		return "1;33"
-	}
-	return "1;31"
-}
-
 // WriteText writes the reviewer's summary of one bundle.
 func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 	if opts.BarWidth <= 0 {
@@ -192,7 +181,7 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		title += " · " + Inline(s.Vendor)
 	}
 	b.WriteString(p.bold(title) + p.unsigned("host.name", "host.version", "host.vendor") + "\n")
-	line("verdict", "%s", p.paint(verdictColor(v.Outcome), string(v.Outcome))+" — "+VerdictMeaning(v))
+	line("verdict", "%s", p.paint(outcomeColor(v.Outcome), string(v.Outcome))+" — "+VerdictMeaning(v))
 	line("file", "%s", Inline(r.File))
 	line("build", "%s %s%s", Inline(orDash(s.Build.Kind)), Inline(orDash(s.Build.ID)), p.unsigned("host.build"))
 	line("suite", "%s %s%s · target major %d%s · generated %s%s",
@@ -284,7 +273,7 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 
 	switch v.Outcome {
 	case verify.Rejected:
-		fmt.Fprintf(&b, "\n%s\n", p.paint(verdictColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", len(v.Rejections))))
+		fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", len(v.Rejections))))
 		for _, rj := range v.Rejections {
 			if rj.Profile != "" {
 				fmt.Fprintf(&b, "  [%s] (%s) %s\n", rj.Kind, Inline(rj.Profile), Inline(rj.Detail))
@@ -293,7 +282,7 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 			}
 		}
 	case verify.Coherent:
-		fmt.Fprintf(&b, "\n%s\n", p.paint(verdictColor(v.Outcome), "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"))
+		fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeColor(v.Outcome), "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"))
 		for _, u := range v.Unverified {
 			fmt.Fprintf(&b, "  · %s\n", Inline(u))
 		}
@@ -305,7 +294,9 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 		for _, row := range g.Rows {
 			fmt.Fprintf(&b, "  %s  %s\n", Inline(row.ID), p.paint("90", Inline(row.Scenario)))
 			if TrimReason(row.Reason) == "" {
-				fmt.Fprintf(&b, "      %s\n", p.paint("31", "(no reason given)"))
+				if g.Result != bundle.ExecutedPass { // a pass needs no reason
+					fmt.Fprintf(&b, "      %s\n", p.paint("31", "(no reason given)"))
+				}
 				continue
 			}
 			for _, l := range Lines(row.Reason) {

@@ -15,23 +15,51 @@ const (
 	LineCoherent = "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"
 )
 
-// WriteVerdict prints `bundle verify`'s view of one verdict: the five header lines of
-// the reference CLI (bundle, host, suite, totals, certified), the key the signature
-// was checked under and where it came from, the signing time and its source, the
-// unsigned claims, notes, then the verdict line and its reasons. cli names this program's version. Every value
+// VerdictOptions shape WriteVerdictWith's output.
+type VerdictOptions struct {
+	// CLI names this program's version on the suite line.
+	CLI string
+	// Color paints the verdict line (for a terminal).
+	Color bool
+	// Quiet prints nothing for a VERIFIED bundle, and otherwise only
+	// "FILE: " and the verdict line, then its reasons.
+	Quiet bool
+}
+
+// WriteVerdict is WriteVerdictWith with only the CLI's version.
+func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error {
+	return WriteVerdictWith(w, file, v, VerdictOptions{CLI: cli})
+}
+
+// WriteVerdictWith prints `bundle verify`'s view of one verdict: the five header
+// lines of the reference CLI (bundle, host, suite, totals, certified), the key the
+// signature was checked under and where it came from, the signing time and its
+// source, the unsigned claims, notes, then the verdict line and its reasons. For
+// a JSON document that is not a bundle at all, a first line says so. Every value
 // interpolated is Inline: text from the bundle cannot act on the terminal nor start
 // a line of its own (a forged "VERIFIED —" line, a "::error::" workflow command).
 //
 // The header lines keep the reference layout, so a script that reads them still
 // can; certcut only appends to the host line that host.name is unsigned (the build
 // beside it is signed).
-func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error {
-	sw := SafeWriter(w)
+func WriteVerdictWith(w io.Writer, file string, v *verify.Verdict, opts VerdictOptions) error {
+	lw := newLineWriter(w, opts.Color)
+	if opts.Quiet {
+		if v.Outcome != verify.Verified {
+			lw.printf("%s: ", Inline(file))
+			writeOutcome(lw, v)
+		}
+		return lw.err()
+	}
+	sw := lw.safe
 	s := v.Summary
 	t := s.Totals
+	if v.NotABundle != "" {
+		fmt.Fprintf(sw, "not a certification bundle: %s is %s; the reference verdict follows\n", Inline(file), Inline(v.NotABundle))
+	}
 	fmt.Fprintf(sw, "bundle:    %s\n", Inline(file))
 	fmt.Fprintf(sw, "host:      %s build %s:%s (host.name unsigned)\n", Inline(s.Host), Inline(s.Build.Kind), Inline(prefix(s.Build.ID, 12)))
-	fmt.Fprintf(sw, "suite:     %s (this CLI is certcut %s)\n", Inline(s.Suite), cli)
+	fmt.Fprintf(sw, "suite:     %s (this CLI is certcut %s)\n", Inline(s.Suite), opts.CLI)
 	fmt.Fprintf(sw, "totals:    executedPass=%d executedFail=%d blocked=%d inapplicable=%d skipped=%d\n",
 		t.ExecutedPass, t.ExecutedFail, t.Blocked, t.Inapplicable, t.Skipped)
 	certified := "(none)"
@@ -50,25 +78,46 @@ func WriteVerdict(w io.Writer, file string, v *verify.Verdict, cli string) error
 	for _, n := range v.Notes {
 		fmt.Fprintf(sw, "note:      %s\n", Inline(n))
 	}
+	writeOutcome(lw, v)
+	return lw.err()
+}
+
+// writeOutcome writes the verdict line, painted, then its reasons.
+func writeOutcome(lw *lineWriter, v *verify.Verdict) {
 	switch v.Outcome {
 	case verify.Verified:
-		fmt.Fprintln(sw, LineVerified)
+		lw.painted(outcomeColor(v.Outcome), LineVerified)
+		lw.printf("\n")
 	case verify.Coherent:
-		fmt.Fprintln(sw, LineCoherent)
+		lw.painted(outcomeColor(v.Outcome), LineCoherent)
+		lw.printf("\n")
 		for _, r := range v.Unverified {
-			fmt.Fprintf(sw, "  · %s\n", Inline(r))
+			lw.printf("  · %s\n", Inline(r))
 		}
 	case verify.Rejected:
-		fmt.Fprintf(sw, "REJECTED — %d problem(s):\n", v.ProblemCount())
+		lw.painted(outcomeColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", v.ProblemCount()))
+		lw.printf("\n")
 		for _, r := range v.Rejections {
 			if r.Profile != "" {
-				fmt.Fprintf(sw, "  [%s] (%s) %s\n", r.Kind, Inline(r.Profile), Inline(r.Detail))
+				lw.printf("  [%s] (%s) %s\n", r.Kind, Inline(r.Profile), Inline(r.Detail))
 			} else {
-				fmt.Fprintf(sw, "  [%s] %s\n", r.Kind, Inline(r.Detail))
+				lw.printf("  [%s] %s\n", r.Kind, Inline(r.Detail))
 			}
 		}
 	}
-	return sw.(*safeWriter).err
+}
+
+// Tally counts verdicts by outcome, for the summary line after several files.
+type Tally map[verify.Outcome]int
+
+// Line is "13 VERIFIED, 0 COHERENT, 0 REJECTED", with ", N unreadable" when a
+// file could not be read.
+func (t Tally) Line() string {
+	line := fmt.Sprintf("%d VERIFIED, %d COHERENT, %d REJECTED", t[verify.Verified], t[verify.Coherent], t[verify.Rejected])
+	if n := t[verify.Unreadable]; n > 0 {
+		line += fmt.Sprintf(", %d unreadable", n)
+	}
+	return line
 }
 
 // unsignedShown are the unsigned claims the verify text lists on its unsigned:

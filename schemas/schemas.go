@@ -2,9 +2,9 @@
 // documents against them.
 //
 // The schemas are generated from the Go types — bundle.Bundle and keys.SigningKey,
-// completed by their JSONSchemaExtend methods — by schemas/gen, and committed:
+// completed by their JSONSchemaExtend methods — by internal/schemagen, and committed:
 // schemas/bundle-v3.schema.json and schemas/signing-key.schema.json. A test in
-// schemas/gen fails when the committed files drift from the types; `go generate
+// internal/schemagen fails when the committed files drift from the types; `go generate
 // ./...` rewrites them. They agree with the public OpenWOP schema facts (spec §1,
 // §4.1); TestAgreesWithOpenWOP compares the bundle schema with OpenWOP's own.
 //
@@ -16,7 +16,7 @@
 // schema compiler.
 package schemas
 
-//go:generate go run ./gen
+//go:generate go run ../internal/schemagen
 
 import (
 	"embed"

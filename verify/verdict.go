@@ -264,6 +264,10 @@ type Summary struct {
 // Verdict is the judgement of one bundle.
 type Verdict struct {
 	Outcome Outcome `json:"verdict"`
+	// NotABundle says, for a JSON document that is not a certification bundle at
+	// all (no bundleVersion), what it looks like ("a discovery document …"). The
+	// verdict is still the reference's: REJECTED, not-v3.
+	NotABundle string `json:"notABundle,omitempty"`
 	// Rejections lists the problems found, in rule order: at most
 	// MaxRejectionsPerKind of each kind, then one rejection of that kind counting
 	// the rest (see OmittedRejections).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/jsonkind"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/timestamp"
@@ -119,6 +120,9 @@ func Judge(b *bundle.Bundle, problems []bundle.Problem, opts Options, ts Timesta
 		OptedOut:          []string{},
 		Unsigned:          map[string]json.RawMessage{},
 	}, kept: map[Kind]int{}, omitted: map[Kind]int{}, withdrawn: map[string]bool{}, derived: map[string]bool{}}
+	if k := jsonkind.Of(b.Raw); k != jsonkind.Bundle {
+		c.v.NotABundle = string(k)
+	}
 	c.summarize()
 	c.run(problems)
 	c.finish()

@@ -243,9 +243,10 @@ func readOutputs(t *testing.T, file string) map[string]any {
 // corpusRepo builds a throwaway spec repository from the real OpenWOP corpus:
 // the base commit (branch main) has RFC 0211 as Draft and a keyring pinning
 // each witness host's key with its origin, built offline as docs/ci.md says;
-// branch flip-0211 flips it to Accepted, flip-0236 flips RFC 0236 (Active), and
+// branch flip-0211 flips it to Accepted, flip-0236 flips RFC 0236 (Active),
 // regress replaces the committed myndhyve-2.45.25.json with the older, genuinely
-// signed myndhyve-2.43.0 cut. It returns the repository and the base commit.
+// signed myndhyve-2.43.0 cut, and ci-example (docs/ci.md's) does the last two and
+// moves RFC 0212 back to Draft. It returns the repository and the base commit.
 func corpusRepo(t *testing.T) (string, string) {
 	t.Helper()
 	corpus := testkit.CorpusDir(t)
@@ -326,6 +327,12 @@ func corpusRepo(t *testing.T) (string, string) {
 		t.Fatal(err)
 	}
 	git("commit", "-q", "-am", "myndhyve: re-cut")
+
+	// docs/ci.md's example: all three at once, and RFC 0212 back to Draft.
+	git("checkout", "-q", "-b", "ci-example", "regress")
+	replaceStatus(rfc0236, "Active", "Accepted")
+	replaceStatus(filepath.Join(dir, "RFCS", "0212-canonical-json-is-jcs.md"), "Active", "Draft")
+	git("commit", "-q", "-am", "RFC 0236 Accepted, RFC 0212 Draft, myndhyve re-cut")
 	git("checkout", "-q", "main")
 	return dir, base
 }
@@ -409,7 +416,13 @@ func TestActionOnCorpus(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^bundle \S+`).MatchString(res.stdout) {
 			t.Errorf("the build step did not print bundle version:\n%s", res.stdout)
 		}
-		var sarif sarifDoc
+		var sarif struct {
+			Runs []struct {
+				Results []struct {
+					Kind string `json:"kind"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
 		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(repo, "certcut.sarif"))), &sarif); err != nil {
 			t.Fatal(err)
 		}
@@ -484,4 +497,40 @@ func TestActionOnCorpus(t *testing.T) {
 			t.Fatalf("exit %d, outputs %v\n%s\n%s", res.exit, res.outputs, res.stdout, res.stderr)
 		}
 	})
+}
+
+// The annotations docs/ci.md shows are what gate flips --format github prints
+// for the pull request it describes (branch ci-example): the lines of its
+// "### Annotations" text block, in order, where "…" inside a line stands for
+// any text and a line "…" for lines left out; commit ids are compared as
+// <base>..<head>.
+func TestCIDocAnnotations(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("SKIPPED: git is not installed")
+	}
+	doc := readFile(t, filepath.Join(testkit.ModuleRoot(), "docs", "ci.md"))
+	_, after, ok := strings.Cut(doc, "### Annotations")
+	if !ok {
+		t.Fatal("docs/ci.md has no ### Annotations section")
+	}
+	_, after, _ = strings.Cut(after, "```text\n")
+	shown, _, _ := strings.Cut(after, "```")
+	repo, base := corpusRepo(t)
+	cmd := exec.Command("git", "checkout", "-q", "ci-example")
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Chdir(repo)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"gate", "flips", "--base", base, "--keyring", "keyring.json", "--format", "github"}, nil, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	commits := regexp.MustCompile(`[0-9a-f]{12}\.\.[0-9a-f]{12}`)
+	got := strings.Split(strings.TrimSuffix(commits.ReplaceAllString(stdout.String(), "<base>..<head>"), "\n"), "\n")
+	want := strings.Split(strings.TrimSuffix(commits.ReplaceAllString(shown, "<base>..<head>"), "\n"), "\n")
+	if !testkit.MatchShown(want, got) {
+		t.Errorf("docs/ci.md's annotations are not what gate flips prints:\n--- the doc shows\n%s\n--- it prints\n%s", strings.Join(want, "\n"), stdout.String())
+	}
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,10 +12,10 @@ import (
 	"github.com/certcut/certcut/attest"
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
-	"github.com/certcut/certcut/internal/atomicfile"
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/render"
+	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -26,68 +24,28 @@ import (
 const envSourceDateEpoch = "SOURCE_DATE_EPOCH"
 
 type attestOptions struct {
-	trust         trustFlags
-	out, keyRef   string
-	keyID         string
-	predicate     string
-	repo          string
-	at            string
-	allowCoherent bool
-	force         bool
+	trust                trustFlags
+	out                  output
+	file, keyRef, keyID  string
+	predicate, repo, at  string
+	allowCoherent, force bool
 }
 
 func newAttestCmd() *cobra.Command {
 	var o attestOptions
-	cmd := &cobra.Command{
-		Use:   "attest FILE --key KEY --key-id ID --out OUT [--predicate vsa|bundle]",
-		Short: "Verify a bundle and write the verdict as a signed in-toto attestation (DSSE)",
-		Long: `attest verifies a bundle as 'bundle verify' does — under a trusted key
-(--host-key, --keyring), keys matched by key id only — and writes a DSSE envelope
-(payloadType application/vnd.in-toto+json) holding an in-toto Statement v1 that
-policy engines, admission controllers and 'cosign verify-blob-attestation' read.
-
-Subjects: the host build (commit → gitCommit, image-digest → sha256,
-artifact-sha256 → sha256) and the bundle file (its path inside --repo, the sha256 of
-its bytes). Predicates:
-
-  --predicate vsa      (default) a SLSA Verification Summary v1: verifier certcut and
-                       its version, timeVerified, resourceUri (the bundle's
-                       discovery.url: NOT signed by the host, and the statement says
-                       so), policy (certcut's verify rules), inputAttestations (the
-                       bundle and its digest), verificationResult PASSED, and one
-                       verifiedLevels entry OPENWOP_CERTIFIED_<profile> per certified
-                       profile
-  --predicate bundle   the bundle itself, under
-                       https://github.com/certcut/certcut/predicates/openwop-bundle/v3
-
-Only a VERIFIED bundle is attested. --allow-coherent attests a COHERENT one too:
-its VSA records FAILED (verifiedLevels ["FAILED"]) with the reasons. A VSA is
-certcut's judgement signed by whoever runs attest, not the host's claim
-(docs/attestations.md).
-
-KEY is a PKCS#8 PEM file (mode 0600), env:NAME or a KMS URI, as for mint. The time
-recorded is --time, else $SOURCE_DATE_EPOCH, else now: fix it for byte-identical
-output. Check an envelope with 'bundle verify-attestation'.
-
-Exit codes: 0 written; 1 the bundle is REJECTED and 2 it is COHERENT (without
---allow-coherent): nothing written; 3 an input could not be read (bundle, key, KMS);
-4 usage (OUT exists without --force, FILE outside --repo); 70 internal error.`,
-		Example: `  bundle attest --host-key keys/ --key attestor.key.pem --key-id lab-attestor-1 \
-    --repo . --out demo-host.vsa.json evidence/v2-host-bundles/demo-host.json
-  bundle attest --keyring keyring.json --key hashivault://attestor --key-id lab-attestor-kms \
-    --predicate bundle --out demo-host.bundle.json evidence/v2-host-bundles/demo-host.json`,
-		Args: exactArgs(1, "exactly one bundle FILE"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runAttest(cmd, o, args[0]) },
-	}
-	o.trust.register(cmd)
+	cmd := command("attest", "attest FILE --key KEY --key-id ID --out OUT [--predicate vsa|bundle]",
+		"Verify a bundle and write the verdict as a signed in-toto attestation (DSSE)",
+		exactArgs(1, "exactly one bundle FILE"), func(cmd *cobra.Command, args []string) error { return runAttest(cmd, &o, args[0]) })
+	o.trust.register(cmd, false)
+	addOutput(cmd, &o.out, true, render.Text, render.JSON)
 	fl := cmd.Flags()
-	fl.StringVarP(&o.out, "out", "o", "", "write the DSSE envelope to `FILE` (required)")
+	fl.StringVarP(&o.file, "out", "o", "", "write the DSSE envelope to `FILE` (required; - for standard output)")
 	fl.BoolVar(&o.force, "force", false, "overwrite OUT if it exists")
-	fl.StringVar(&o.keyRef, "key", "", "the attestor's signing key: PEM `FILE`, env:NAME or KMS URI")
+	fl.StringVar(&o.keyRef, "key", "", "the attestor's signing key: `PEM|env:NAME|KMS-URI|pkcs11:URI`")
 	fl.StringVar(&o.keyID, "key-id", "", "the attestor's key `ID` (the envelope signature's keyid)")
-	fl.StringVar(&o.predicate, "predicate", "vsa", "`vsa` (a SLSA verification summary) or bundle (the bundle itself)")
+	fl.StringVar(&o.predicate, "predicate", "vsa", "`vsa|bundle`: a SLSA verification summary, or the bundle itself")
 	fl.BoolVar(&o.allowCoherent, "allow-coherent", false, "attest a COHERENT bundle too, as a VSA that records FAILED")
-	fl.StringVar(&o.repo, "repo", ".", "the repository `root` the bundle file is named relative to")
+	fl.StringVar(&o.repo, "repo", ".", "the repository `DIR` the bundle file is named relative to")
 	fl.StringVar(&o.at, "time", "", "record this RFC 3339 `TIME` as timeVerified (default $SOURCE_DATE_EPOCH, else now)")
 	return cmd
 }
@@ -95,19 +53,22 @@ Exit codes: 0 written; 1 the bundle is REJECTED and 2 it is COHERENT (without
 // predicateTypes maps --predicate words to predicate types.
 var predicateTypes = map[string]string{"vsa": attest.PredicateVSA, "bundle": attest.PredicateBundle}
 
-func runAttest(cmd *cobra.Command, o attestOptions, file string) error {
+func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 	predicate, ok := predicateTypes[o.predicate]
 	if !ok {
 		return usageErrorf("attest: --predicate %q: give vsa or bundle", o.predicate)
 	}
-	if o.out == "" {
+	if o.file == "" {
 		return usageErrorf("attest: --out FILE is required")
+	}
+	if file == limitedfile.Stdin {
+		return usageErrorf("attest: the subject names the bundle by its path in the repository, so the bundle must be a file, not - (standard input)")
 	}
 	if err := checkSigningFlags("attest", o.keyRef, o.keyID); err != nil {
 		return err
 	}
-	if !o.force && exists(o.out) {
-		return usageErrorf("%s already exists; pass --force to overwrite it", o.out)
+	if err := refuseExisting(o.force, o.file); err != nil {
+		return err
 	}
 	name, inside := attest.RepoPath(o.repo, file)
 	if !inside {
@@ -126,11 +87,11 @@ func runAttest(cmd *cobra.Command, o attestOptions, file string) error {
 		return err
 	}
 	defer signer.Close() // a token key holds a session open
-	data, err := readInput("bundle", file, limitedfile.MaxBundle)
+	data, err := limitedfile.Read(file, limitedfile.MaxBundle)
 	if err != nil {
-		return err
+		return inputError(fmt.Errorf("bundle %s: %s", file, describeReadError(err)))
 	}
-	ts, err := tokensFor(file, "", "")
+	ts, err := verify.ReadTimestamps(file, "", "")
 	if err != nil {
 		return inputError(fmt.Errorf("attest: %s: %w", file, err))
 	}
@@ -148,11 +109,21 @@ func runAttest(cmd *cobra.Command, o attestOptions, file string) error {
 	case err != nil:
 		return inputError(fmt.Errorf("attest: %w", err))
 	}
-	if err := writeEnvelope("attest", o.out, a, signer, o.keyID, o.force); err != nil {
+	if err := writeEnvelope(cmd, "attest", o.file, a, signer, o.keyID, o.force); err != nil {
 		return err
 	}
-	reportAttestation(cmd.OutOrStdout(), cmd.ErrOrStderr(), "bundle attest", o.out, a, signer.Key(o.keyID))
-	return nil
+	w := render.NewAttestationWritten(o.file, a, signer.Key(o.keyID))
+	out := cmd.OutOrStdout()
+	if o.file == limitedfile.Stdin {
+		out = cmd.ErrOrStderr() // standard output holds the envelope
+	}
+	switch {
+	case !o.out.text():
+		return render.WriteJSON(out, w)
+	case o.out.quiet:
+		return render.WriteWarnings(cmd.ErrOrStderr(), w.Warnings)
+	}
+	return render.WriteAttestationWritten(out, cmd.ErrOrStderr(), "bundle attest", w)
 }
 
 // checkSigningFlags: a signed attestation needs both a key and its id.
@@ -164,11 +135,6 @@ func checkSigningFlags(name, keyRef, keyID string) error {
 		return usageErrorf("%s: key id %q does not match %s", name, keyID, keys.KeyIDPattern)
 	}
 	return nil
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // attestTime is the time an attestation records: flag (RFC 3339), else
@@ -191,9 +157,9 @@ func attestTime(name, flag string) (time.Time, error) {
 	return time.Now(), nil
 }
 
-// writeEnvelope signs the statement and writes the envelope atomically: a
-// failure leaves no file.
-func writeEnvelope(name, out string, a *attest.Attestation, signer *keys.Signer, keyID string, force bool) error {
+// writeEnvelope signs the statement and writes the envelope atomically (or to
+// standard output for "-"): a failure leaves no file.
+func writeEnvelope(cmd *cobra.Command, name, out string, a *attest.Attestation, signer *keys.Signer, keyID string, force bool) error {
 	env, err := attest.Sign(a.Statement, signer, keyID)
 	if err != nil {
 		var se *attest.SignError
@@ -202,62 +168,12 @@ func writeEnvelope(name, out string, a *attest.Attestation, signer *keys.Signer,
 		}
 		return &exitError{code: exitInternal, err: fmt.Errorf("%s: internal error: %v; this is a defect in certcut, please report it", name, err)}
 	}
-	if err := atomicfile.Write(out, env, 0o644, force); err != nil {
-		var ex *atomicfile.ExistsError
-		if errors.As(err, &ex) {
-			return usageErrorf("%v", err)
-		}
-		return inputError(fmt.Errorf("%s: writing %s: %w", name, out, err))
-	}
-	return nil
-}
-
-// reportAttestation says what was written: one line, the subjects, the levels,
-// and what the host did not sign; warnings go to stderr.
-func reportAttestation(stdout, stderr io.Writer, name, out string, a *attest.Attestation, key keys.PublicKey) {
-	st := a.Statement
-	isVSA := st.GetPredicateType() == attest.PredicateVSA
-	what := "the bundle itself (" + st.GetPredicateType() + ")"
-	if isVSA {
-		what = "a SLSA verification summary, " + a.Result
-	}
-	fmt.Fprintf(stdout, "%s: wrote %s: %s, signed by %s (%s)\n", name, render.Inline(out), what, key.KeyID, key.Fingerprint())
-	for _, s := range st.GetSubject() {
-		fmt.Fprintf(stdout, "subject:   %s (%s)\n", render.Inline(s.GetName()), digestWords(s.GetDigest()))
-	}
-	if isVSA {
-		fields := st.GetPredicate().GetFields()
-		var levels []string
-		for _, l := range fields["verifiedLevels"].GetListValue().GetValues() {
-			levels = append(levels, render.Inline(l.GetStringValue()))
-		}
-		fmt.Fprintf(stdout, "levels:    %s\n", listOrNone(levels))
-		if uri := fields["resourceUri"].GetStringValue(); uri != "" {
-			fmt.Fprintf(stdout, "unsigned:  resourceUri %s is the bundle's discovery.url, which the host signature does not cover\n", render.Inline(uri))
-		}
-	}
-	for _, w := range a.Warnings {
-		fmt.Fprintf(stderr, "bundle: warning: %s\n", render.Inline(w))
-	}
-}
-
-// digestWords writes a digest set as "alg abcdef123456, …", in order.
-func digestWords(d map[string]string) string {
-	algs := make([]string, 0, len(d))
-	for alg := range d {
-		algs = append(algs, alg)
-	}
-	sort.Strings(algs)
-	parts := make([]string, len(algs))
-	for i, alg := range algs {
-		parts[i] = render.Inline(alg) + " " + render.Inline(prefix(d[alg], 12))
-	}
-	return strings.Join(parts, ", ")
+	return writeOut(cmd.OutOrStdout(), name, out, env, force)
 }
 
 // attestFlags are the --attest flags of a gate command: the gate's decision as a
 // signed VSA (attest.Gate). register adds them; prepare checks them and loads the
-// key before the gate runs; writeGate writes the envelope after it.
+// key before the gate runs; write writes the envelopes after it.
 type attestFlags struct {
 	out, keyRef, keyID string
 	force              bool
@@ -272,7 +188,7 @@ func commandName(cmd *cobra.Command) string {
 func (a *attestFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&a.out, "attest", "", "also write the decision as a signed SLSA VSA (DSSE envelope) to `FILE`; a BLOCKED decision writes none")
-	fl.StringVar(&a.keyRef, "key", "", "the attestor's signing key for --attest: PEM `FILE`, env:NAME or KMS URI")
+	fl.StringVar(&a.keyRef, "key", "", "the attestor's signing key for --attest: `PEM|env:NAME|KMS-URI|pkcs11:URI`")
 	fl.StringVar(&a.keyID, "key-id", "", "the attestor's key `ID` for --attest")
 	fl.BoolVar(&a.force, "force", false, "overwrite the --attest FILE if it exists")
 }
@@ -293,8 +209,8 @@ func (a *attestFlags) prepare(cmd *cobra.Command, hasRFC bool) error {
 	if err := checkSigningFlags(name+" --attest", a.keyRef, a.keyID); err != nil {
 		return err
 	}
-	if !a.force && exists(a.out) {
-		return usageErrorf("%s already exists; pass --force to overwrite it", a.out)
+	if err := refuseExisting(a.force, a.out); err != nil {
+		return err
 	}
 	if _, err := attestTime(name+" --attest", ""); err != nil {
 		return err
@@ -307,26 +223,17 @@ func (a *attestFlags) prepare(cmd *cobra.Command, hasRFC bool) error {
 	return nil
 }
 
-// writeGate writes the VSA of a gate decision when --attest was given: root is
-// the spec repository the files are named in, gateFile the gate file read ("" when
-// none). A BLOCKED decision writes nothing and says so on stderr; the exit code
-// stays the gate's.
-func (a *attestFlags) writeGate(cmd *cobra.Command, rep *gate.Report, root, gateFile string) error {
+// write writes one VSA per decision when --attest was given: to --attest FILE
+// when there is one decision, else to FILE with each RFC's number before its
+// extension (flips.vsa.json → flips.0211.vsa.json). root is the spec repository
+// the files are named in, gateFile the gate file read ("" when none). A BLOCKED
+// decision writes nothing and says so on stderr; the exit code stays the gate's.
+func (a *attestFlags) write(cmd *cobra.Command, reps []*gate.Report, root, gateFile string) error {
 	if a.out == "" {
 		return nil
 	}
 	defer a.signer.Close() // a token key holds a session open
-	return a.writeOne(cmd, rep, root, gateFile, a.out)
-}
-
-// writeEach writes one VSA per decision of gate flips, one per RFC it gated: to
-// --attest FILE when there is one, else to FILE with each RFC's number before its
-// extension (flips.vsa.json → flips.0211.vsa.json).
-func (a *attestFlags) writeEach(cmd *cobra.Command, reps []*gate.Report, root string) error {
-	if a.out == "" {
-		return nil
-	}
-	defer a.signer.Close()
+	name := commandName(cmd)
 	for _, rep := range reps {
 		out := a.out
 		if len(reps) > 1 && rep.RFC != nil {
@@ -337,35 +244,27 @@ func (a *attestFlags) writeEach(cmd *cobra.Command, reps []*gate.Report, root st
 			}
 			out = filepath.Join(dir, stem+"."+rep.RFC.Number+ext)
 		}
-		if err := a.writeOne(cmd, rep, root, "", out); err != nil {
+		at, err := attestTime(name+" --attest", "")
+		if err != nil {
 			return err
 		}
+		att, err := attest.Gate(attest.GateRequest{
+			Options: attest.Options{Version: buildVersion().Version, Time: at},
+			Report:  rep, Root: root, GateFile: gateFile,
+		})
+		var blocked *attest.BlockedError
+		switch {
+		case errors.As(err, &blocked):
+			fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: no attestation written to %s: %s\n", name, render.Inline(out), render.Inline(err.Error()))
+			continue
+		case err != nil:
+			return inputError(fmt.Errorf("%s --attest: %w", name, err))
+		}
+		if err := writeEnvelope(cmd, name, out, att, a.signer, a.keyID, a.force); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: wrote %s: a SLSA verification summary of %s, %s, signed by %s (%s)\n",
+			name, render.Inline(out), render.Inline(rep.Subject), att.Result, a.keyID, a.signer.Key(a.keyID).Fingerprint())
 	}
-	return nil
-}
-
-func (a *attestFlags) writeOne(cmd *cobra.Command, rep *gate.Report, root, gateFile, out string) error {
-	name := commandName(cmd)
-	at, err := attestTime(name+" --attest", "")
-	if err != nil {
-		return err
-	}
-	att, err := attest.Gate(attest.GateRequest{
-		Options: attest.Options{Version: buildVersion().Version, Time: at},
-		Report:  rep, Root: root, GateFile: gateFile,
-	})
-	var blocked *attest.BlockedError
-	switch {
-	case errors.As(err, &blocked):
-		fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: no attestation written to %s: %s\n", name, render.Inline(out), render.Inline(err.Error()))
-		return nil
-	case err != nil:
-		return inputError(fmt.Errorf("%s --attest: %w", name, err))
-	}
-	if err := writeEnvelope(name, out, att, a.signer, a.keyID, a.force); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: wrote %s: a SLSA verification summary of %s, %s, signed by %s (%s)\n",
-		name, render.Inline(out), render.Inline(rep.Subject), att.Result, a.keyID, a.signer.Key(a.keyID).Fingerprint())
 	return nil
 }

@@ -2,40 +2,39 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/gate/rfc"
-	"github.com/certcut/certcut/internal/limitedfile"
-	"github.com/certcut/certcut/keys"
-	"github.com/certcut/certcut/verify"
+	"github.com/certcut/certcut/render"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // repoFlags say where the spec repository keeps its evidence.
 type repoFlags struct {
 	root, bundles, tiers, ledger, anchors string
 	minTier                               int
-	live                                  bool
-	trustUnsignedOrigin                   bool
+	live, trustUnsignedOrigin             bool
 	historyBase                           string
 	requireTimestamp                      bool
+	// inferred: --repo was not given and no spec repository was found.
+	unknown bool
 }
 
 func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
 	fl := cmd.Flags()
-	fl.StringVar(&r.root, "repo", ".", "spec repository `root` the default paths below are relative to")
-	fl.StringVar(&r.bundles, "bundles", "", "committed bundles `dir` (default <repo>/evidence/v2-host-bundles)")
-	fl.StringVar(&r.tiers, "tiers", "", "host-tier table `file` (default <repo>/evidence/host-tiers.json)")
-	fl.StringVar(&r.ledger, "ledger", "", "corpus ledger `file` (default <repo>/evidence/corpus-ledger.json)")
-	fl.StringVar(&r.anchors, "anchors", "", "harness-trust-anchor list `file` (default <repo>/spec/v2/harness-trust-anchors.json)")
-	fl.IntVar(&r.minTier, "min-tier", 1, "lowest host tier that qualifies: 1 steward-verified, 2 steward-affiliated, 3 independent")
+	fl.StringVar(&r.root, "repo", ".", "spec repository `DIR` the default paths below are relative to (default: the one holding --rfc or the bundle, else the working directory)")
+	fl.StringVar(&r.bundles, "bundles", "", "committed bundles `DIR` (default <repo>/evidence/v2-host-bundles)")
+	fl.StringVar(&r.tiers, "tiers", "", "host-tier table `FILE` (default <repo>/evidence/host-tiers.json)")
+	fl.StringVar(&r.ledger, "ledger", "", "corpus ledger `FILE` (default <repo>/evidence/corpus-ledger.json)")
+	fl.StringVar(&r.anchors, "anchors", "", "harness-trust-anchor list `FILE` (default <repo>/spec/v2/harness-trust-anchors.json)")
+	fl.IntVar(&r.minTier, "min-tier", 1, "lowest host `TIER` that qualifies: 1 steward-verified, 2 steward-affiliated, 3 independent")
 	fl.BoolVar(&r.requireTimestamp, "require-timestamp", false, "bundle.key FAILs a bundle whose host signature has no RFC 3161 token (FILE.tsr beside it) that chains to a --tsa-cert (docs/timestamps.md)")
 	if withLive {
 		fl.BoolVar(&r.live, "live", false, "fetch each witness host's live /.well-known/openwop and compare its canonical hash with discovery.sha256 (a match also binds the origin of discovery.url)")
@@ -44,257 +43,215 @@ func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
 	}
 }
 
-func (r *repoFlags) config(stderr io.Writer, opts verify.Options, keyring string) (gate.Config, error) {
+// infer sets the root, when --repo is not given, to the spec repository that
+// holds the first of paths (an RFC, a bundle, a directory), else to the
+// working directory, remembering when that is no spec repository either.
+func (r *repoFlags) infer(cmd *cobra.Command, paths ...string) {
+	if cmd.Flags().Changed("repo") {
+		return
+	}
+	for _, p := range paths {
+		if root, ok := gate.FindRoot(p); ok {
+			r.root = root
+			return
+		}
+	}
+	_, err := os.Stat(filepath.Join(r.root, "evidence"))
+	r.unknown = err != nil && r.bundles == ""
+}
+
+func (r *repoFlags) config(cmd *cobra.Command, trust *trustFlags) (gate.Config, error) {
 	if r.minTier < 1 || r.minTier > 3 {
 		return gate.Config{}, usageErrorf("--min-tier must be 1, 2 or 3")
 	}
+	opts, err := trust.options()
+	if err != nil {
+		return gate.Config{}, err
+	}
 	return gate.Config{
 		Root: r.root, BundlesDir: r.bundles, TiersFile: r.tiers, LedgerFile: r.ledger, AnchorsFile: r.anchors,
-		MinTier: r.minTier, Live: r.live, KeyringPath: keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin, HistoryBase: r.historyBase,
+		MinTier: r.minTier, Live: r.live, KeyringPath: trust.keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin, HistoryBase: r.historyBase,
 		RequireTimestamp: r.requireTimestamp,
-		Loader:           &gate.Loader{Options: opts, Progress: progress(stderr, "verifying bundles")},
+		Loader:           &gate.Loader{Options: opts, Progress: progress(cmd.ErrOrStderr(), "verifying bundles")},
 	}, nil
 }
 
-// progress returns a progress printer for long runs when stderr is a terminal,
-// and nil (quiet) otherwise.
-func progress(stderr io.Writer, what string) func(done, total int) {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	return func(done, total int) {
-		if total < 20 {
-			return
-		}
-		if done == total {
-			fmt.Fprintf(f, "\r\033[K")
-			return
-		}
-		if done%10 == 0 {
-			fmt.Fprintf(f, "\r\033[Kbundle: %s %d/%d", what, done, total)
-		}
-	}
-}
-
-func openRepo(cfg gate.Config) (*gate.Repo, error) {
+// open loads the repository; when none was named or found, the error says to
+// pass --repo.
+func (r *repoFlags) open(cfg gate.Config) (*gate.Repo, error) {
 	repo, err := gate.Open(cfg)
 	if err != nil {
+		if r.unknown && errors.Is(err, os.ErrNotExist) {
+			return nil, inputError(fmt.Errorf("%w; this is not a spec repository (no evidence/ here or above the files given): pass --repo DIR", err))
+		}
 		return nil, inputError(err)
 	}
 	return repo, nil
 }
 
-var gateFormats = []string{"text", "json", "github", "sarif", "junit"}
-
-func checkFormat(f string, allowed []string) error {
-	for _, a := range allowed {
-		if f == a {
-			return nil
-		}
-	}
-	return usageErrorf("--format %q: give one of %s", f, strings.Join(allowed, ", "))
+func newGateCmd() *cobra.Command {
+	return group("gate", "gate", "Decide governance gates over committed bundles: accepted, audit, cut, flips",
+		newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd())
 }
 
-func newGateCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "gate",
-		Short: "Decide governance gates over committed bundles: accepted, audit, cut",
-		Long: `gate decides, criterion by criterion, what reviewers and CI otherwise check by hand:
+// gateOutput registers --format text|json|github|sarif|junit and --quiet.
+func gateOutput(cmd *cobra.Command, o *output) { addOutput(cmd, o, true, render.GateFormats...) }
 
-  bundle gate accepted   the Accepted predicate for one RFC (or explicit ids)
-  bundle gate audit      the Accepted predicate over every Accepted RFC of a register
-  bundle gate cut        the host half of the v2 cut gates for one bundle
-  bundle gate flips      CI: every RFC Status change between two revisions, each flip
-                         to Accepted gated, each changed bundle checked for regressions
+func (o *output) gateOptions(cmd *cobra.Command) render.GateOptions {
+	return render.GateOptions{Format: o.f, Quiet: o.quiet, Color: useColor(cmd.OutOrStdout()), Version: versionString()}
+}
 
-Every criterion ends PASS, FAIL or BLOCKED (could not be evaluated, with why),
-naming the bundle file, its sha256, the row and the key. Exit codes: 0 all pass,
-1 any fail, 2 blocked only, 3 an input could not be read, 4 usage error.
-Documentation: docs/gate.md.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErrorf("bundle gate: give a subcommand: accepted, audit, cut or flips (see 'bundle gate --help')")
-		},
-	}
-	cmd.AddCommand(newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd())
-	return cmd
+type gateAcceptedOptions struct {
+	trust                 trustFlags
+	repo                  repoFlags
+	out                   output
+	att                   attestFlags
+	rfcs, require, corpus []string
+	gateFile              string
 }
 
 func newGateAcceptedCmd() *cobra.Command {
-	var (
-		trust         trustFlags
-		repo          repoFlags
-		rfcFile       string
-		require       []string
-		requireCorpus []string
-		gateFilePath  string
-		format        string
-		att           attestFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "accepted [flags]",
-		Short: "Decide the Accepted predicate for an RFC, criterion by criterion",
-		Long: `accepted decides whether the evidence supports flipping an RFC to Accepted
-(RFC 0174 §B.1): from the RFC's text (--rfc), explicit ids (--require) or a
-gate file (--gate-file, YAML or JSON), over the committed bundles.
-
-Criteria:
-  rfc.acceptance     every acceptance box ticked, or unticked with reason:/deferred:/Phase 4
-  rfc.updated        the Updated field names tier-1/2/3 or "corpus gate"
-  rfc.register       no ` + "`open`" + ` row in RFCS/registers/NNNN*.gaps.md
-  requirement        each id (from the Falsifiability and Conformance tables and the
-                     acceptance lines; 0211.x and .y shorthand expanded) has a row, or
-                     legs under it, executed-pass, assertions >= 1, not partial-witness:,
-                     in a bundle that qualifies
-  requirement.corpus a (corpus) id is executed-pass in evidence/corpus-ledger.json
-  bundle.*           for each bundle relied on: verifies with zero rejections under a
-                     trusted key (--keyring or --host-key); key not revoked and in
-                     service when it signed (judged at the time of a FILE.tsr token
-                     trusted under --tsa-cert; a retired key without one is BLOCKED;
-                     --require-timestamp FAILs a bundle without one); all claimed
-                     profiles certified; relaxations empty;
-                     guard closed; host tier known and >= --min-tier (by the origin of
-                     discovery.url in evidence/host-tiers.json), that origin bound to
-                     the signed bundle by the keyring pin of the signing key, the git
-                     history of the committed file up to the reviewed --history-base,
-                     or the --live fetch (else BLOCKED;
-                     --trust-unsigned-origin accepts it unbound, weaker); a colocated
-                     companion only for harness-trust-anchor rows and only when it pairs;
-                     with --live, the live /.well-known/openwop still hashes to
-                     discovery.sha256 (Deployed, not merged)
-
---attest FILE --key KEY --key-id ID also writes the decision as a signed SLSA VSA
-(subject the RFC file and its digest, inputs the bundles relied on, PASSED or
-FAILED; a BLOCKED decision writes none): docs/attestations.md.
-
-Exit codes: 0 all pass, 1 any fail, 2 blocked only, 3 an input could not be
-read, 4 usage error.`,
-		Example: `  bundle gate accepted --rfc RFCS/0211-a2a-error-details-are-errorinfo.md --keyring keyring.json
-  bundle gate accepted --require 0211.a2a-error-data-shape --require .a2a-no-openwop-envelope --host-key keys/
-  bundle gate accepted --gate-file gates/0235.yaml --keyring keyring.json --live --format github`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, gateFormats); err != nil {
-				return err
-			}
-			if gateFilePath != "" {
-				g, err := gate.LoadFile(gateFilePath)
-				if err != nil {
-					return inputError(err)
-				}
-				if rfcFile == "" && g.RFC != "" {
-					rfcFile = g.RFC
-				}
-				require = append(g.Require, require...)
-				requireCorpus = append(g.RequireCorpus, requireCorpus...)
-				if !cmd.Flags().Changed("min-tier") && g.MinTier != 0 {
-					repo.minTier = g.MinTier
-				}
-				repo.live = repo.live || g.Live
-				if repo.bundles == "" {
-					repo.bundles = g.Bundles
-				}
-			}
-			if rfcFile == "" && len(require) == 0 && len(requireCorpus) == 0 {
-				return usageErrorf("bundle gate accepted: give --rfc FILE, --require ID or --gate-file FILE (see --help)")
-			}
-			if err := att.prepare(cmd, rfcFile != ""); err != nil {
-				return err
-			}
-			ids, err := gate.ExpandIDs(require)
-			if err != nil {
-				return usageErrorf("--require: %v", err)
-			}
-			corpusIDs, err := gate.ExpandIDs(requireCorpus)
-			if err != nil {
-				return usageErrorf("--require-corpus: %v", err)
-			}
-			var x *rfc.RFC
-			if rfcFile != "" {
-				if x, err = rfc.ReadFile(rfcFile); err != nil {
-					return inputError(fmt.Errorf("--rfc: %w", err))
-				}
-			}
-			opts, err := trust.options()
-			if err != nil {
-				return err
-			}
-			cfg, err := repo.config(cmd.ErrOrStderr(), opts, trust.keyring)
-			if err != nil {
-				return err
-			}
-			req := gate.AcceptedRequest{RFC: x, Require: ids, RequireCorpus: corpusIDs}
-			cfg.Loader.KeepRow = req.RowFilter()
-			r, err := openRepo(cfg)
-			if err != nil {
-				return err
-			}
-			rep := r.Accepted(context.Background(), req)
-			if err := renderReports(cmd.OutOrStdout(), format, []*gate.Report{rep}); err != nil {
-				return err
-			}
-			if err := att.writeGate(cmd, rep, repo.root, gateFilePath); err != nil {
-				return err
-			}
-			return exitFor(rep.ExitCode)
-		},
-	}
-	trust.register(cmd)
-	repo.register(cmd, true)
+	var o gateAcceptedOptions
+	cmd := command("gate-accepted", "accepted [flags]", "Decide the Accepted predicate for an RFC, criterion by criterion", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error { return runGateAccepted(cmd, &o) })
+	o.trust.register(cmd, false)
+	o.repo.register(cmd, true)
+	gateOutput(cmd, &o.out)
 	fl := cmd.Flags()
-	fl.StringVar(&rfcFile, "rfc", "", "RFC Markdown `file` (RFCS/NNNN-….md) whose tables and acceptance lines name the ids")
-	fl.StringArrayVar(&require, "require", nil, "required host-tier `id` (repeatable; 0211.x and .y shorthand allowed)")
-	fl.StringArrayVar(&requireCorpus, "require-corpus", nil, "required `id` witnessed by the corpus ledger (repeatable)")
-	fl.StringVar(&gateFilePath, "gate-file", "", "gate `file` (YAML or JSON: rfc, require, requireCorpus, minTier, live, bundles)")
-	fl.StringVar(&format, "format", "text", "output: text, json, github (workflow annotations), sarif (2.1.0) or junit")
-	att.register(cmd)
+	fl.StringArrayVar(&o.rfcs, "rfc", nil, "RFC Markdown `FILE|DIR|GLOB` (RFCS/NNNN-….md) whose tables and acceptance lines name the ids; repeatable, a directory or a quoted glob gates each RFC in it")
+	fl.StringArrayVar(&o.require, "require", nil, "required host-tier `ID` (repeatable; 0211.x and .y shorthand allowed)")
+	fl.StringArrayVar(&o.corpus, "require-corpus", nil, "required `ID` witnessed by the corpus ledger (repeatable)")
+	fl.StringVar(&o.gateFile, "gate-file", "", "gate `FILE` (YAML or JSON: rfc, require, requireCorpus, minTier, live, bundles)")
+	o.att.register(cmd)
 	return cmd
 }
 
-func exitFor(code int) error {
-	if code == 0 {
-		return nil
+func runGateAccepted(cmd *cobra.Command, o *gateAcceptedOptions) error {
+	if o.gateFile != "" {
+		g, err := gate.LoadFile(o.gateFile)
+		if err != nil {
+			return inputError(err)
+		}
+		if len(o.rfcs) == 0 && g.RFC != "" {
+			o.rfcs = []string{g.RFC}
+		}
+		o.require = append(g.Require, o.require...)
+		o.corpus = append(g.RequireCorpus, o.corpus...)
+		if !cmd.Flags().Changed("min-tier") && g.MinTier != 0 {
+			o.repo.minTier = g.MinTier
+		}
+		o.repo.live = o.repo.live || g.Live
+		if o.repo.bundles == "" {
+			o.repo.bundles = g.Bundles
+		}
 	}
-	return &exitError{code: code}
+	files, err := expandRFCs(o.rfcs)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 && len(o.require) == 0 && len(o.corpus) == 0 {
+		return usageErrorf("bundle gate accepted: give --rfc FILE, --require ID or --gate-file FILE (see --help)")
+	}
+	if err := o.att.prepare(cmd, len(files) > 0); err != nil {
+		return err
+	}
+	ids, err := gate.ExpandIDs(o.require)
+	if err != nil {
+		return usageErrorf("--require: %v", err)
+	}
+	corpusIDs, err := gate.ExpandIDs(o.corpus)
+	if err != nil {
+		return usageErrorf("--require-corpus: %v", err)
+	}
+	reqs := []gate.AcceptedRequest{{Require: ids, RequireCorpus: corpusIDs}}
+	if len(files) > 0 {
+		reqs = nil
+	}
+	for _, f := range files {
+		x, err := rfc.Open(f)
+		if err != nil {
+			return inputError(fmt.Errorf("--rfc: %w", err))
+		}
+		reqs = append(reqs, gate.AcceptedRequest{RFC: x, Require: ids, RequireCorpus: corpusIDs})
+	}
+	o.repo.infer(cmd, files...)
+	cfg, err := o.repo.config(cmd, &o.trust)
+	if err != nil {
+		return err
+	}
+	cfg.Loader.KeepRow = func(row bundle.Row) bool {
+		for _, req := range reqs {
+			if req.RowFilter()(row) {
+				return true
+			}
+		}
+		return false
+	}
+	r, err := o.repo.open(cfg)
+	if err != nil {
+		return err
+	}
+	var reps []*gate.Report
+	for _, req := range reqs {
+		reps = append(reps, r.Accepted(context.Background(), req))
+	}
+	if err := render.WriteGate(cmd.OutOrStdout(), reps, o.out.gateOptions(cmd)); err != nil {
+		return err
+	}
+	if err := o.att.write(cmd, reps, o.repo.root, o.gateFile); err != nil {
+		return err
+	}
+	return exitFor(gate.Worst(reps).ExitCode())
+}
+
+var rfcFileRE = regexp.MustCompile(`^\d{4}-.*\.md$`)
+
+// expandRFCs expands --rfc arguments: a directory to its NNNN-*.md files, a
+// glob (quoted, so the shell left it) to its matches; either must name at least
+// one file.
+func expandRFCs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		var matches []string
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			names, _ := filepath.Glob(filepath.Join(a, "*.md"))
+			for _, n := range names {
+				if rfcFileRE.MatchString(filepath.Base(n)) {
+					matches = append(matches, n)
+				}
+			}
+		} else if strings.ContainsAny(a, "*?[") {
+			var gerr error
+			if matches, gerr = filepath.Glob(a); gerr != nil {
+				return nil, usageErrorf("--rfc %s: %v", a, gerr)
+			}
+		} else {
+			matches = []string{a}
+		}
+		if len(matches) == 0 {
+			return nil, usageErrorf("--rfc %s names no RFC file (RFCS/NNNN-….md)", a)
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
 }
 
 func newGateAuditCmd() *cobra.Command {
 	var (
-		trust  trustFlags
-		repo   repoFlags
-		format string
+		trust trustFlags
+		repo  repoFlags
+		out   output
 	)
-	cmd := &cobra.Command{
-		Use:   "audit [flags] RFCS-DIR",
-		Short: "Run the Accepted predicate over every Accepted RFC (0167 and later)",
-		Long: `audit runs the Accepted predicate (see 'bundle gate accepted --help') over every
-RFCS/NNNN-*.md numbered 0167 or higher whose Status is Accepted, and prints one
-row per RFC: its verdict, the bundles that witness it, and what is missing. This
-is how a steward checks the whole register before a cut. Every bundle is read and
-verified once for the whole run.
-
-Exit codes: 0 every RFC passes, 1 any fails, 2 blocked only, 3 an input could
-not be read, 4 usage error.`,
-		Example: `  bundle gate audit --keyring keyring.json RFCS/
-  bundle gate audit --host-key keys/ --format json RFCS/ | jq '.rows[] | select(.status != "PASS")'`,
-		Args: exactArgs(1, "the RFCS directory"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, gateFormats); err != nil {
-				return err
-			}
-			opts, err := trust.options()
-			if err != nil {
-				return err
-			}
+	cmd := command("gate-audit", "audit [flags] RFCS-DIR", "Run the Accepted predicate over every Accepted RFC (0167 and later)",
+		exactArgs(1, "the RFCS directory"), func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("repo") {
 				repo.root = filepath.Dir(filepath.Clean(args[0]))
 			}
-			cfg, err := repo.config(cmd.ErrOrStderr(), opts, trust.keyring)
+			cfg, err := repo.config(cmd, &trust)
 			if err != nil {
 				return err
 			}
-			r, err := openRepo(cfg)
+			r, err := repo.open(cfg)
 			if err != nil {
 				return err
 			}
@@ -302,113 +259,56 @@ not be read, 4 usage error.`,
 			if err != nil {
 				return inputError(err)
 			}
-			if err := renderAudit(cmd.OutOrStdout(), format, audit); err != nil {
+			if err := render.WriteAudit(cmd.OutOrStdout(), audit, out.gateOptions(cmd)); err != nil {
 				return err
 			}
 			return exitFor(audit.ExitCode)
-		},
-	}
-	trust.register(cmd)
+		})
+	trust.register(cmd, false)
 	repo.register(cmd, true)
-	cmd.Flags().StringVar(&format, "format", "text", "output: text, json, github, sarif or junit")
+	gateOutput(cmd, &out)
 	return cmd
 }
 
 func newGateCutCmd() *cobra.Command {
 	var (
-		trust                                        trustFlags
-		repo                                         repoFlags
-		format                                       string
-		majors, scenarios, matrix, hostDiscoveryFile string
+		trust trustFlags
+		out   output
+		root  string
+		req   gate.CutFileRequest
 	)
-	cmd := &cobra.Command{
-		Use:   "cut [flags] BUNDLE",
-		Short: "The host half of the v2 cut gates (Witness, Coexistence, Front door) for one bundle",
-		Long: `cut runs the host-evidence gates of the v2.0 cut (RFC 0167 §F) on one bundle:
-
-  Witness      every v2 requirement id (req('…') call sites of the scenario files
-               conformance/scenario-majors.json assigns to major 2) has a row, unless
-               its file's row is inapplicable or blocked with a reason; every non-pass
-               row that is not inapplicable states a reason
-  Coexistence  every leg of 0172.dual-stack-negotiation, 0176.fork-a-v1-run,
-               0176.v1-signed-webhook-accepted, 0177.manifest-ceiling-refused
-               is executed-pass (and at least one exists)
-  Front door   every scenario file applicable at the bundle's major has a scenario or
-               floor row; executedFail is 0; INTEROP-MATRIX.md names host.name; the
-               signature is attributable (four outcomes kept apart); zero rejections
-
-A check whose input was not given is BLOCKED. Exit codes as for 'gate accepted'.`,
-		Example: `  bundle gate cut --keyring keyring.json evidence/v2-host-bundles/myndhyve-2.45.25.json
-  bundle gate cut --host-discovery live-discovery.json --scenario-majors conformance/scenario-majors.json \
-      --scenarios conformance/src/scenarios --interop-matrix INTEROP-MATRIX.md bundle.json`,
-		Args: exactArgs(1, "one bundle FILE"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, gateFormats); err != nil {
+	cmd := command("gate-cut", "cut [flags] BUNDLE", "The host half of the v2 cut gates (Witness, Coexistence, Front door) for one bundle",
+		exactArgs(1, "one bundle FILE"), func(cmd *cobra.Command, args []string) error {
+			var err error
+			if req.Options, err = trust.options(); err != nil {
 				return err
 			}
-			opts, err := trust.options()
-			if err != nil {
-				return err
+			req.File, req.Root = args[0], root
+			if found, ok := gate.FindRoot(args[0]); ok && !cmd.Flags().Changed("repo") {
+				req.Root = found
 			}
-			req := gate.CutRequest{ScenarioMajors: majors, ScenariosDir: scenarios, InteropMatrix: matrix}
-			if hostDiscoveryFile != "" {
-				data, err := limitedfile.Read(hostDiscoveryFile, limitedfile.MaxPolicy)
-				if err != nil {
-					return inputError(fmt.Errorf("--host-discovery: %w", err))
-				}
-				doc, err := bundle.ParseIJSON(data)
-				if err != nil {
-					return inputError(fmt.Errorf("--host-discovery %s: %w", hostDiscoveryFile, err))
-				}
-				req.HostDiscovery, req.HostDiscoveryDoc = hostDiscoveryFile, &doc
-				// Resolve signature.keyId in the document (check-cut-gates' rule): only the
-				// key published under that id is trusted, never a lone key of another id.
-				if raw, err := bundle.ReadFile(args[0]); err == nil {
-					if b, _, err := bundle.Parse(raw); err == nil && b.Signature != nil {
-						if k, err := keys.FromDiscovery(&doc, b.Signature.KeyID, keys.SourceDiscovery, hostDiscoveryFile); err == nil {
-							opts.HostKeys = append(opts.HostKeys, k)
-						}
-					}
-				}
+			rep, err := gate.CutFile(req)
+			var de *gate.DiscoveryFileError
+			switch {
+			case errors.As(err, &de) && de.Parsed:
+				return inputError(fmt.Errorf("--host-discovery %s: %w", de.File, de.Err))
+			case errors.As(err, &de):
+				return inputError(fmt.Errorf("--host-discovery: %w", de.Err))
+			case err != nil:
+				return inputError(err)
 			}
-			if req.InteropMatrix == "" {
-				if p := filepath.Join(repo.root, "INTEROP-MATRIX.md"); fileExists(p) {
-					req.InteropMatrix = p
-				}
-			}
-			if req.ScenarioMajors == "" {
-				if p := filepath.Join(repo.root, "conformance", "scenario-majors.json"); fileExists(p) {
-					req.ScenarioMajors = p
-					if req.ScenariosDir == "" {
-						req.ScenariosDir = filepath.Join(repo.root, "conformance", "src", "scenarios")
-					}
-				}
-			}
-			loader := &gate.Loader{Options: opts}
-			e := loader.LoadFile(args[0])
-			if e.Bundle == nil {
-				return inputError(fmt.Errorf("%s: %v", args[0], e.Err))
-			}
-			req.Entry = e
-			rep := gate.Cut(req)
-			if err := renderReports(cmd.OutOrStdout(), format, []*gate.Report{rep}); err != nil {
+			if err := render.WriteGate(cmd.OutOrStdout(), []*gate.Report{rep}, out.gateOptions(cmd)); err != nil {
 				return err
 			}
 			return exitFor(rep.ExitCode)
-		},
-	}
-	trust.register(cmd)
-	cmd.Flags().StringVar(&repo.root, "repo", ".", "spec repository `root` (for INTEROP-MATRIX.md and conformance/scenario-majors.json)")
+		})
+	trust.register(cmd, false)
+	gateOutput(cmd, &out)
 	fl := cmd.Flags()
-	fl.StringVar(&format, "format", "text", "output: text, json, github, sarif or junit")
-	fl.StringVar(&majors, "scenario-majors", "", "conformance/scenario-majors.json `file`")
-	fl.StringVar(&scenarios, "scenarios", "", "conformance/src/scenarios `dir` (req('…') call sites)")
-	fl.StringVar(&matrix, "interop-matrix", "", "INTEROP-MATRIX.md `file`")
-	fl.StringVar(&hostDiscoveryFile, "host-discovery", "", "the host's discovery document `file`; its signingKeys[] become trusted keys")
+	fl.StringVar(&root, "repo", ".", "spec repository `DIR` (for INTEROP-MATRIX.md and conformance/scenario-majors.json; default: the one holding the bundle)")
+	fl.StringVar(&req.ScenarioMajors, "scenario-majors", "", "conformance/scenario-majors.json `FILE`")
+	fl.StringVar(&req.ScenariosDir, "scenarios", "", "conformance/src/scenarios `DIR` (req('…') call sites)")
+	fl.StringVar(&req.InteropMatrix, "interop-matrix", "", "INTEROP-MATRIX.md `FILE`")
+	fl.StringVar(&req.HostDiscovery, "host-discovery", "", "the host's discovery document `FILE`; the key it publishes under the bundle's signature.keyId becomes trusted")
 	return cmd
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

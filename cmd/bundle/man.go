@@ -14,20 +14,8 @@ import (
 )
 
 func newManCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "man DIR",
-		Short: "Write a man page for every command into DIR",
-		Long: `man writes one roff man page (section 1) per command into DIR, created if
-needed: bundle.1, bundle-verify.1, bundle-show.1, … They are generated from the
-same help text --help prints, so they are never out of date with the binary.
-Existing pages of the same names are replaced, each atomically. The date in the
-pages is today, or SOURCE_DATE_EPOCH when set (for reproducible builds).
-
-Exit codes: 0 written; 3 DIR cannot be created or written; 4 usage.`,
-		Example: `  bundle man ./man && man ./man/bundle-verify.1
-  SOURCE_DATE_EPOCH=0 bundle man /usr/local/share/man/man1`,
-		Args: exactArgs(1, "the DIR to write the man pages into"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	return command("man", "man DIR", "Write a man page for every command into DIR",
+		exactArgs(1, "the DIR to write the man pages into"), func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return inputError(fmt.Errorf("cannot create %s: %w", dir, err))
@@ -38,8 +26,7 @@ Exit codes: 0 written; 3 DIR cannot be created or written; 4 usage.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d man pages to %s: %s\n", len(written), dir, strings.Join(written, " "))
 			return nil
-		},
-	}
+		})
 }
 
 // writeManTree writes the page of c and of every available subcommand, each file

@@ -2,58 +2,146 @@ package main
 
 import (
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/certcut/certcut/keys"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	long, example := help("bundle")
 	root := &cobra.Command{
-		Use:   "bundle",
-		Short: "Mint, sign, verify and gate OpenWOP conformance evidence bundles",
-		Long: `bundle works with OpenWOP certification bundles (v3): signed evidence that a host
-ran the conformance suite, one row per requirement.
-
-  bundle verify FILE...      re-derive every claim and check the signature
-  bundle show FILE           a reviewer's summary of one bundle
-  bundle report FILE...      one self-contained HTML page (--html OUT)
-  bundle mint --out FILE     assemble, scrub, sign and self-verify a host bundle
-  bundle sign FILE           sign an assembled bundle, or countersign it as a verifier
-  bundle attest FILE         verify a bundle and write the verdict as a signed in-toto attestation
-  bundle verify-attestation FILE   check an attestation's signature, statement and subject
-  bundle keys generate|public|retire|trust   make, inspect, retire and pin signing keys
-  bundle gate accepted|audit|cut   the Accepted predicate and the cut gates over committed bundles
-  bundle census [ID...]      which committed bundles carry a row for ids, a prefix or a scenario
-  bundle diff A B            what changed between two cuts (--regressions-only gates CI)
-  bundle schema [NAME]       print a JSON Schema (bundle, key, keyring, gate)
-  bundle man DIR             write the man pages
-  bundle completion SHELL    shell completion (bash, zsh, fish, powershell)
-  bundle version             module version and commit
-
-Exit codes are documented in docs/exit-codes.md; each command's help lists its own.`,
+		Use:           "bundle",
+		Short:         "Mint, sign, verify and gate OpenWOP conformance evidence bundles",
+		Long:          long,
+		Example:       example,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return checkColor()
+		},
 	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageErrorf("%v (see --help)", err)
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("bundle {{.Version}}\n")
-	root.AddCommand(newVerifyCmd())
-	root.AddCommand(newMintCmd())
-	root.AddCommand(newSignCmd())
-	root.AddCommand(newTimestampCmd())
-	root.AddCommand(newAttestCmd(), newVerifyAttestationCmd())
-	root.AddCommand(newGateCmd())
-	root.AddCommand(newCensusCmd())
-	root.AddCommand(newDiffCmd())
-	root.AddCommand(newKeysCmd())
-	root.AddCommand(newSchemaCmd(), newShowCmd(), newReportCmd(), newManCmd(), newVersionCmd())
+	colorMode = "auto"
+	root.PersistentFlags().StringVar(&colorMode, "color", "auto", "colour the output: `auto|always|never` (auto: on a terminal, unless NO_COLOR is set)")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newVerifyCmd(), newShowCmd(), newReportCmd(), newMintCmd(), newSignCmd(), newTimestampCmd(),
+		newAttestCmd(), newVerifyAttestationCmd(), newKeysCmd(), newGateCmd(), newCensusCmd(), newDiffCmd(),
+		newSchemaCmd(), newManCmd(), newCompletionCmd(), newVersionCmd())
 	addKMSTimeout(root)
 	return root
+}
+
+// command is a cobra command with its help from help/<name>.txt.
+func command(name, use, short string, args cobra.PositionalArgs, run func(*cobra.Command, []string) error) *cobra.Command {
+	long, example := help(name)
+	return &cobra.Command{Use: use, Short: short, Long: long, Example: example, Args: args, RunE: run}
+}
+
+// group is a command that only holds subcommands: run alone, it says which.
+func group(name, use, short string, subs ...*cobra.Command) *cobra.Command {
+	var names []string
+	for _, s := range subs {
+		names = append(names, s.Name())
+	}
+	unknown := func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		hint := ""
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usageErrorf("unknown command %q for %q%s (see '%s --help')", args[0], cmd.CommandPath(), hint, cmd.CommandPath())
+	}
+	cmd := command(name, use, short, unknown, func(cmd *cobra.Command, args []string) error {
+		list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+		return usageErrorf("%s: give a subcommand: %s (see '%s --help')", cmd.CommandPath(), list, cmd.CommandPath())
+	})
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
+var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ ]+)`)
+
+// flagError makes a flag error a usage error, with the nearest flag the command
+// has when the name is mistyped.
+func flagError(cmd *cobra.Command, err error) error {
+	hint := ""
+	if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil {
+		if near := nearestFlag(cmd, m[1]); near != "" {
+			hint = "; did you mean --" + near + "?"
+		}
+	}
+	return usageErrorf("%v%s (see '%s --help')", err, hint, cmd.CommandPath())
+}
+
+// nearestFlag is the flag of cmd whose name is closest to name (at most two
+// edits, or one the other starts with); "" when none is.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	best, bestD := "", 3
+	visit := func(f *pflag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name) {
+			d = min(d, 2)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func newCompletionCmd() *cobra.Command {
+	shells := []string{"bash", "zsh", "fish", "powershell"}
+	cmd := command("completion", "completion bash|zsh|fish|powershell", "Print the shell completion script for bash, zsh, fish or PowerShell",
+		exactArgs(1, "a SHELL: "+strings.Join(shells, ", ")), func(cmd *cobra.Command, args []string) error {
+			out, root := cmd.OutOrStdout(), cmd.Root()
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, true)
+			case "zsh":
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, true)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+			return usageErrorf("completion: unknown shell %q: give one of %s", args[0], strings.Join(shells, ", "))
+		})
+	cmd.ValidArgs = shells
+	return cmd
 }
 
 // annotationPublicKey marks a command whose --key is a public key (it gets no
@@ -61,9 +149,9 @@ Exit codes are documented in docs/exit-codes.md; each command's help lists its o
 const annotationPublicKey = "certcut/public-key"
 
 // addKMSTimeout gives every command that takes a signing key (--key: mint, sign,
-// keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag, and passes its value to
-// keys.LoadSigner through the command's context (keys.WithKMSTimeout), which bounds
-// every KMS call by it. Commands add the flag here, once, rather than each.
+// attest, keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag, and
+// passes its value to keys.LoadSigner through the command's context
+// (keys.WithKMSTimeout), which bounds every KMS call by it.
 func addKMSTimeout(root *cobra.Command) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -74,18 +162,14 @@ func addKMSTimeout(root *cobra.Command) {
 		if !signs || c.Annotations[annotationPublicKey] != "" {
 			return
 		}
-		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) or a token key (pkcs11:) when a call to it does not answer within this `duration`")
-		prev := c.PreRunE
-		c.PreRunE = func(cmd *cobra.Command, args []string) error {
+		timeout := c.Flags().Duration("kms-timeout", keys.DefaultKMSTimeout, "give up on a KMS key (hashivault://) or a token key (pkcs11:) when a call to it does not answer within this `DURATION`")
+		chainPreRun(c, func(cmd *cobra.Command) error {
 			if *timeout <= 0 {
 				return usageErrorf("--kms-timeout %s: give a positive duration, e.g. 30s", *timeout)
 			}
 			cmd.SetContext(keys.WithKMSTimeout(cmd.Context(), *timeout))
-			if prev != nil {
-				return prev(cmd, args)
-			}
 			return nil
-		}
+		})
 	}
 	walk(root)
 }

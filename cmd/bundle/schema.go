@@ -1,45 +1,26 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/schemas"
 	"github.com/spf13/cobra"
 )
 
 func newSchemaCmd() *cobra.Command {
-	var list, asJSON bool
-	cmd := &cobra.Command{
-		Use:   "schema [NAME]",
-		Short: "Print one of certcut's JSON Schemas (bundle, key, …)",
-		Long: `schema prints a JSON Schema (Draft 2020-12) certcut generates from its Go types
-and validates with: NAME is one of the names --list shows (default: bundle).
-
-  bundle   the certification bundle v3 (bundle verify validates every file with it)
-  key      one entry of a discovery document's signingKeys[]
-
-The schemas agree with OpenWOP's public schema facts (schemas/v2/
-certification-bundle.schema.json); docs/schemas.md lists the two deliberate
-differences. Use them with any Draft 2020-12 validator whose regular expressions
-are ECMA-262: the requirement id pattern needs a negative lookahead.
-
-Exit codes: 0 printed; 4 unknown NAME or bad flags.`,
-		Example: `  bundle schema > bundle-v3.schema.json
-  bundle schema key
-  bundle schema --list`,
-		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: schemas.Names(),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out := cmd.OutOrStdout()
+	var list bool
+	var out output
+	cmd := command("schema", "schema [NAME]", "Print one of certcut's JSON Schemas ("+strings.Join(schemas.Names(), ", ")+")",
+		cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
+			stdout := cmd.OutOrStdout()
 			if list {
-				if asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					return enc.Encode(schemas.List())
+				if !out.text() {
+					return render.WriteJSON(stdout, schemas.List())
 				}
-				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 				for _, e := range schemas.List() {
 					fmt.Fprintf(tw, "%s\tschemas/%s\t%s\n", e.Name, e.File, e.Title)
 				}
@@ -53,11 +34,16 @@ Exit codes: 0 printed; 4 unknown NAME or bad flags.`,
 			if err != nil {
 				return usageErrorf("bundle schema: %v", err)
 			}
-			_, err = out.Write(data)
+			_, err = stdout.Write(data)
 			return err
-		},
+		})
+	var lines []string
+	for _, e := range schemas.List() {
+		lines = append(lines, fmt.Sprintf("  %-8s %s (schemas/%s)", e.Name, e.Title, e.File))
 	}
-	cmd.Flags().BoolVar(&list, "list", false, "list the schemas: name, file, title")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "with --list: print the list as JSON")
+	cmd.Long = strings.Replace(cmd.Long, "{{schemas}}", strings.Join(lines, "\n"), 1)
+	cmd.ValidArgs = schemas.Names()
+	cmd.Flags().BoolVar(&list, "list", false, "list the schemas: name, file, title (--json: as JSON)")
+	addOutput(cmd, &out, false, render.Text, render.JSON)
 	return cmd
 }

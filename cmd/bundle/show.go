@@ -1,99 +1,81 @@
 package main
 
 import (
-	"encoding/json"
+	"fmt"
 
 	"github.com/certcut/certcut/render"
+	"github.com/certcut/certcut/tiers"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
 
-type showFlags struct {
-	trustFlags
-	tiers string
-	color string
-	json  bool
+type showOptions struct {
+	trust     trustFlags
+	out       output
+	tiers     string
+	selection render.Selection
 }
 
 func newShowCmd() *cobra.Command {
-	var f showFlags
-	cmd := &cobra.Command{
-		Use:   "show [flags] FILE",
-		Short: "A reviewer's summary of one bundle: who, what build, totals, profiles, non-pass rows",
-		Long: `show prints what a reviewer reads first about one bundle: the host and build,
-the suite, the discovery URL with its origin's tier, the key the signature was
-checked under, the totals as a bar, the claimed profiles with the verifier's
-decision on each, relaxations, the durability rung, and every row that did not
-pass, grouped by result with its reason (the row's own, signed detail; never
-the unsigned detail.nonPass list).
-
-Every value outside the signature that the verifier does not re-derive (host
-name, version and vendor, generatedAt, discovery URL, target major, signing key
-id, profile tiers and witness counts) is followed by "(unsigned)": it is the
-minter's claim. Text from the bundle never starts a line of its own and never
-acts on the terminal: line breaks, controls and bidi overrides are shown as
-\u{XXXX}.
-
-The verdict is bundle verify's, computed the same way with the same key flags:
-show never judges on its own. Without --host-key it is at best COHERENT.
-
---tiers FILE places the discovery URL's origin in OpenWOP's
-evidence/host-tiers.json; an origin the file does not list is unknown and never
-qualifies for a tier.
-
-Colour is used when standard output is a terminal and NO_COLOR is unset
-(--color=always|never overrides). Every mark also has its own glyph, so plain
-text loses nothing.
-
-Exit codes: the verdict's — 0 VERIFIED, 1 REJECTED, 2 COHERENT; 3 the file, a key
-or the tiers file cannot be read; 4 usage.`,
-		Example: `  bundle show --host-key keys/ --tiers evidence/host-tiers.json evidence/v2-host-bundles/myndhyve.json
-  bundle show bundle.json | less -R
-  bundle show --json --host-key host.pub.pem bundle.json | jq '.nonPass[].result'`,
-		Args: exactArgs(1, "one bundle FILE (or - for standard input)"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
+	var o showOptions
+	cmd := command("show", "show [flags] FILE", "A reviewer's summary of one bundle: who, what build, totals, profiles, non-pass rows",
+		exactArgs(1, "one bundle FILE (or - for standard input)"), func(cmd *cobra.Command, args []string) error {
+			opts, tf, err := o.trust.reviewOptions(o.tiers)
 			if err != nil {
 				return err
 			}
-			tf, err := loadTiers(f.tiers)
+			r, err := reviewFile(cmd, args[0], opts, tf)
 			if err != nil {
 				return err
 			}
-			color, err := useColor(f.color, cmd.OutOrStdout())
-			if err != nil {
-				return err
+			if o.selection.Results != nil || o.selection.IDs != nil {
+				if err := r.Select(o.selection); err != nil {
+					return usageErrorf("show: %v", err)
+				}
 			}
-			r, err := reviewFile(cmd.InOrStdin(), args[0], opts, tf)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if f.json {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				err = enc.Encode(r)
-			} else {
-				err = render.WriteText(out, r, render.TextOptions{Color: color})
+			stdout := cmd.OutOrStdout()
+			switch {
+			case !o.out.text():
+				err = render.WriteJSON(stdout, r)
+			case o.out.quiet:
+				err = render.WriteVerdictWith(stdout, r.File, r.Verdict, render.VerdictOptions{Quiet: true, Color: useColor(stdout)})
+			default:
+				err = render.WriteText(stdout, r, render.TextOptions{Color: useColor(stdout)})
 			}
 			if err != nil {
 				return err
 			}
-			return verdictExit(r.Verdict)
-		},
-	}
+			return exitFor(r.Verdict.ExitCode())
+		})
+	o.trust.register(cmd, true)
+	addOutput(cmd, &o.out, true, render.Text, render.JSON)
 	fl := cmd.Flags()
-	f.registerReference(cmd)
-	fl.StringVar(&f.tiers, "tiers", "", "OpenWOP evidence/host-tiers.json `file`: show the tier of the discovery URL's origin")
-	fl.StringVar(&f.color, "color", "auto", "colour: auto (a terminal without NO_COLOR), always, never")
-	fl.BoolVar(&f.json, "json", false, "print the summary as JSON (the verdict, tier, profiles, non-pass rows, unsigned members)")
+	fl.StringVar(&o.tiers, "tiers", "", "OpenWOP evidence/host-tiers.json `FILE`: show the tier of the discovery URL's origin")
+	fl.StringArrayVar(&o.selection.Results, "result", nil, "list the rows of this `RESULT` (repeatable; executed-pass too; default: every result but executed-pass)")
+	fl.StringArrayVar(&o.selection.IDs, "id", nil, "list only the rows whose id matches this `GLOB` (repeatable; * ? [..] as in path.Match)")
 	return cmd
 }
 
-// verdictExit returns the verdict's exit code as an error (nil for VERIFIED).
-func verdictExit(v *verify.Verdict) error {
-	if code := v.ExitCode(); code != 0 {
-		return &exitError{code: code}
+// reviewOptions loads the trust flags and --tiers, if given.
+func (t *trustFlags) reviewOptions(tiersFile string) (verify.Options, *tiers.File, error) {
+	opts, err := t.options()
+	if err != nil || tiersFile == "" {
+		return opts, nil, err
 	}
-	return nil
+	tf, err := tiers.Load(tiersFile)
+	if err != nil {
+		return opts, nil, inputError(fmt.Errorf("--tiers %s: %w (give OpenWOP's evidence/host-tiers.json)", tiersFile, err))
+	}
+	return opts, tf, nil
+}
+
+// reviewFile reads one bundle and the time-stamp tokens beside it, verifies it
+// and builds its review. A file that cannot be read or is not I-JSON is an
+// input error (exit 3).
+func reviewFile(cmd *cobra.Command, file string, opts verify.Options, tf *tiers.File) (*render.Review, error) {
+	b, problems, ts, err := verify.ReadBundle(file, cmd.InOrStdin())
+	if err != nil {
+		return nil, inputError(fmt.Errorf("%s: %s", file, describeReadError(err)))
+	}
+	return render.NewReview(file, b, verify.Judge(b, problems, opts, ts), tf), nil
 }

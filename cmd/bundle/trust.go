@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/certcut/certcut/internal/jsonkind"
+	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/timestamp"
@@ -11,37 +13,27 @@ import (
 )
 
 // trustFlags are the flags every command that judges bundles shares (verify, show,
-// report, gate, census, diff), so each judges exactly as verify does: the keys the
-// user trusts, a keyring, and the profile registry.
+// report, attest, gate, census, diff), so each judges exactly as verify does: the
+// keys the user trusts, a keyring, the TSAs and the profile registry.
 type trustFlags struct {
-	hostKeys     []string
-	verifierKeys []string
-	keyring      string
-	registry     string
-	tsaCerts     []string
+	hostKeys, verifierKeys []string
+	keyring, registry      string
+	tsaCerts               []string
 	// loneKey: the command judges bundles as the reference --verify does, so a lone
 	// --host-key (or --verifier-key) file or raw key is used whatever the bundle's
-	// key id (verify.Options.UnsafeLoneKeyAnyKeyID).
+	// key id (verify.Options.UnsafeLoneKeyAnyKeyID). gate, census and diff match
+	// keys by id only.
 	loneKey bool
 }
 
-// registerReference registers the flags for a command that judges bundles one by
-// one as the reference --verify does (verify, show, report): a single --host-key
-// PEM file or raw key is used for a bundle whatever its key id, and the verdict
-// notes it when the ids differ. gate, census and diff call register: there keys are
-// matched by id only.
-func (t *trustFlags) registerReference(cmd *cobra.Command) {
-	t.loneKey = true
-	t.register(cmd)
-}
-
-func (t *trustFlags) register(cmd *cobra.Command) {
+func (t *trustFlags) register(cmd *cobra.Command, loneKey bool) {
+	t.loneKey = loneKey
 	fl := cmd.Flags()
-	fl.StringArrayVar(&t.hostKeys, "host-key", nil, "trusted host key: PEM `file`, directory of <keyId>.pub.pem, or raw base64url (repeatable)")
-	fl.StringArrayVar(&t.verifierKeys, "verifier-key", nil, "trusted independent-verifier key, same forms as --host-key (repeatable)")
-	fl.StringVar(&t.keyring, "keyring", "", "keyring `file` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
-	fl.StringVar(&t.registry, "registry", "", "v2 profile registry `file` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
-	fl.StringArrayVar(&t.tsaCerts, "tsa-cert", nil, "trusted Time-Stamp Authority certificate: PEM `file` of the TSA's certificate or its CA's (repeatable); a bundle's FILE.tsr gives its signing time only under one (docs/timestamps.md)")
+	fl.StringArrayVar(&t.hostKeys, "host-key", nil, "trusted host key `PEM|DIR|BASE64URL`: an SPKI PEM file, a directory of <keyId>.pub.pem, or a raw base64url key (repeatable)")
+	fl.StringArrayVar(&t.verifierKeys, "verifier-key", nil, "trusted independent-verifier key `PEM|DIR|BASE64URL`, as --host-key (repeatable)")
+	fl.StringVar(&t.keyring, "keyring", "", "keyring `FILE` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
+	fl.StringVar(&t.registry, "registry", "", "v2 profile registry `FILE` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
+	fl.StringArrayVar(&t.tsaCerts, "tsa-cert", nil, "trusted Time-Stamp Authority certificate: `PEM` file of the TSA's certificate or its CA's (repeatable); a bundle's FILE.tsr gives its signing time only under one (docs/timestamps.md)")
 }
 
 // options loads what the flags name into verify options. An unreadable key,
@@ -57,7 +49,7 @@ func (t *trustFlags) options() (verify.Options, error) {
 	}
 	if t.keyring != "" {
 		if opts.Keyring, err = keys.LoadKeyring(t.keyring); err != nil {
-			return opts, inputError(fmt.Errorf("--keyring %s: %w", t.keyring, err))
+			return opts, wrongKind("--keyring", t.keyring, jsonkind.Keyring, err)
 		}
 	}
 	if len(t.tsaCerts) > 0 {
@@ -65,12 +57,29 @@ func (t *trustFlags) options() (verify.Options, error) {
 			return opts, inputError(fmt.Errorf("--tsa-cert: %w", err))
 		}
 	}
-	if t.registry == "" {
-		opts.Registry = profiles.Default()
-	} else if opts.Registry, err = profiles.Load(t.registry); err != nil {
-		return opts, inputError(err)
+	if opts.Registry, err = profiles.LoadOrDefault(t.registry); err != nil {
+		return opts, wrongKind("--registry", t.registry, jsonkind.Registry, err)
 	}
 	return opts, nil
+}
+
+// wrongKind is the input error of a policy file that could not be read: when it
+// is JSON of another kind than want, it says what it is instead (and, for a
+// discovery document given as a keyring, how to pin its keys).
+func wrongKind(flag, path string, want jsonkind.Kind, err error) error {
+	if data, rerr := limitedfile.Read(path, limitedfile.MaxPolicy); rerr == nil {
+		if k := jsonkind.Sniff(data); k != "" && k != want {
+			hint := ""
+			if k == jsonkind.Discovery && want == jsonkind.Keyring {
+				hint = fmt.Sprintf("; pin the keys it publishes with 'bundle keys trust --from-discovery %s --keyring FILE'", path)
+			}
+			return inputError(fmt.Errorf("%s %s: not %s: it is %s%s", flag, path, want, k, hint))
+		}
+	}
+	if flag == "--registry" {
+		return inputError(err)
+	}
+	return inputError(fmt.Errorf("%s %s: %w", flag, path, err))
 }
 
 func loadKeyArgs(flag string, args []string) (keys.Set, error) {
@@ -83,28 +92,4 @@ func loadKeyArgs(flag string, args []string) (keys.Set, error) {
 		set = append(set, ks...)
 	}
 	return set, nil
-}
-
-// tokensFor reads the time-stamp tokens of a bundle named on the command line:
-// the files given (--timestamp, --verifier-timestamp) when they are, else
-// FILE.tsr and FILE.verifier.tsr beside it when they are there (none for
-// standard input). A token file that is there but cannot be read is an error.
-func tokensFor(file, host, verifier string) (verify.Timestamps, error) {
-	var ts verify.Timestamps
-	for _, t := range []struct {
-		given, beside string
-		dst           **timestamp.File
-	}{{host, timestamp.HostFile(file), &ts.Host}, {verifier, timestamp.VerifierFile(file), &ts.Verifier}} {
-		var err error
-		switch {
-		case t.given != "":
-			*t.dst, err = timestamp.ReadFile(t.given)
-		case file != "-":
-			*t.dst, err = timestamp.ReadBeside(t.beside)
-		}
-		if err != nil {
-			return ts, fmt.Errorf("time-stamp token: %w", err)
-		}
-	}
-	return ts, nil
 }

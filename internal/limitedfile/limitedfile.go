@@ -202,3 +202,15 @@ func ReadIn(dir, name string, limit int64) ([]byte, error) {
 	defer f.Close()
 	return ReadAll(f, filepath.Join(dir, name), limit)
 }
+
+// Stdin is the path that names standard input on a command line.
+const Stdin = "-"
+
+// ReadArg reads an input a command line names: path, or r for Stdin ("-"), at
+// most limit bytes either way (a file as Read reads it).
+func ReadArg(path string, r io.Reader, limit int64) ([]byte, error) {
+	if path == Stdin {
+		return ReadAll(r, "standard input", limit)
+	}
+	return Read(path, limit)
+}

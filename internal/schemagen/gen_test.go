@@ -5,7 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/certcut/certcut/internal/testkit"
 )
+
+// schemasDir is the committed schemas' directory.
+var schemasDir = filepath.Join(testkit.ModuleRoot(), "schemas")
 
 // TestCommittedSchemasMatchTypes is the drift test: the committed schemas and
 // entries.go must be exactly what the generator writes from the Go types today.
@@ -15,7 +20,7 @@ func TestCommittedSchemasMatchTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range files {
-		got, err := os.ReadFile(filepath.Join("..", name))
+		got, err := os.ReadFile(filepath.Join(schemasDir, name))
 		if err != nil {
 			t.Errorf("schemas/%s: %v (run `go generate ./schemas`)", name, err)
 			continue
@@ -24,7 +29,7 @@ func TestCommittedSchemasMatchTypes(t *testing.T) {
 			t.Errorf("schemas/%s differs from what the Go types generate: run `go generate ./schemas` and commit the result", name)
 		}
 	}
-	committed, _ := filepath.Glob(filepath.Join("..", "*.schema.json"))
+	committed, _ := filepath.Glob(filepath.Join(schemasDir, "*.schema.json"))
 	for _, f := range committed {
 		if _, ok := files[filepath.Base(f)]; !ok {
 			t.Errorf("schemas/%s is committed but no generator target writes it", filepath.Base(f))

@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -33,8 +33,8 @@ func TestVersionFrom(t *testing.T) {
 		"a snapshot without git":        {info: main("(devel)"), version: "v0.0.0-SNAPSHOT-none", commit: "none", want: "v0.0.0-SNAPSHOT-none"},
 		"no build information":          {want: "(devel)"},
 	} {
-		vi := versionFrom(tc.info, tc.version, tc.commit)
-		if got := versionInfoString(vi); got != tc.want {
+		vi := From(tc.info, tc.version, tc.commit)
+		if got := vi.String(); got != tc.want {
 			t.Errorf("%s: %q, want %q", name, got, tc.want)
 		}
 		if vi.Module != "github.com/certcut/certcut" {

@@ -1,0 +1,141 @@
+package mint
+
+import (
+	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/timestamp"
+	"github.com/certcut/certcut/verify"
+)
+
+// Job is a bundle to cut: its assembled inputs and the keys that sign it.
+type Job struct {
+	Input Input
+	// Host signs under Input.KeyID; nil writes the bundle unsigned, for a later
+	// 'bundle sign' (the self-check then tolerates the missing signatures).
+	Host *keys.Signer
+	// Verifier, when set, countersigns as the independent verifier under
+	// VerifierKeyID.
+	Verifier      *keys.Signer
+	VerifierKeyID string
+}
+
+// Cut is a bundle minted and self-checked, not yet written.
+type Cut struct {
+	Bundle  *bundle.Bundle
+	Data    []byte // the file's bytes (Encode)
+	Verdict *verify.Verdict
+	Report  Report
+}
+
+// SigningError is a signature that could not be made: the signer failed (a KMS
+// or token error, *keys.KMSError and the like, is wrapped) or refused the key id.
+type SigningError struct{ Err error }
+
+func (e *SigningError) Error() string { return e.Err.Error() }
+func (e *SigningError) Unwrap() error { return e.Err }
+
+// Run assembles the bundle (Assemble), signs it (Sign) unless job.Host is nil,
+// encodes it (Encode) and verifies the bytes as 'bundle verify' would
+// (SelfCheck). It returns the Cut and nil when the bundle may be written; the
+// Cut and a *RefusedError when the self-check refused it (write Data with
+// WriteRejected, never to the output); an *EncodingError when certcut cannot
+// read back what it encoded (a defect); Assemble's errors; a *SigningError.
+func Run(job Job) (*Cut, error) {
+	asm, err := Assemble(job.Input)
+	if err != nil {
+		return nil, err
+	}
+	tolerated := ToleratedUnsigned
+	var hostKeys, verifierKeys keys.Set
+	if job.Host != nil {
+		tolerated = Tolerated
+		if err := Sign(asm, job.Host, job.Input.KeyID, job.Verifier, job.VerifierKeyID); err != nil {
+			return nil, &SigningError{Err: err}
+		}
+		hostKeys = keys.Set{job.Host.Key(job.Input.KeyID)}
+		if job.Verifier != nil {
+			verifierKeys = keys.Set{job.Verifier.Key(job.VerifierKeyID)}
+		}
+	}
+	data, err := Encode(asm.Bundle)
+	if err != nil {
+		return nil, err
+	}
+	verdict, err := SelfCheck(data, hostKeys, verifierKeys, job.Input.Registry, tolerated)
+	if verdict == nil {
+		return nil, err
+	}
+	c := &Cut{Bundle: asm.Bundle, Data: data, Verdict: verdict, Report: newReport(job.Input.KeyID, asm, job.Host != nil, verdict)}
+	return c, err
+}
+
+// Report is what mint reports of a bundle it cut (bundle mint --json).
+type Report struct {
+	Out             string                `json:"out"`
+	Written         bool                  `json:"written"`
+	Rejected        string                `json:"rejected,omitempty"`
+	Signed          bool                  `json:"signed"`
+	KeyID           string                `json:"keyId"`
+	Rows            int                   `json:"rows"`
+	AssertionCount  int64                 `json:"assertionCount"`
+	Totals          bundle.Totals         `json:"totals"`
+	WitnessSha256   string                `json:"witnessSha256"`
+	DiscoverySha256 string                `json:"discoverySha256"`
+	Certified       []string              `json:"certified"`
+	Profiles        []profiles.Assessment `json:"profiles"`
+	DurabilityRung  string                `json:"durabilityRung,omitempty"`
+	Redacted        []string              `json:"redacted"`
+	Warnings        []string              `json:"warnings"`
+	// Verdict is the self-check's outcome (VERIFIED, or COHERENT for a bundle
+	// still waiting for a signature); SelfCheck is the verdict itself.
+	Verdict   string             `json:"verdict,omitempty"`
+	SelfCheck *verify.Verdict    `json:"-"`
+	Refused   []RefusedRejection `json:"refused,omitempty"`
+	// Timestamps are the RFC 3161 tokens written beside the bundle.
+	Timestamps []timestamp.Written `json:"timestamps,omitempty"`
+}
+
+// RefusedRejection is one rejection that refused a bundle.
+type RefusedRejection struct {
+	Detail  string `json:"detail"`
+	Kind    string `json:"kind"`
+	Profile string `json:"profile"`
+}
+
+func newReport(keyID string, asm *Assembled, signed bool, v *verify.Verdict) Report {
+	b := asm.Bundle
+	nonNil := func(ss []string) []string {
+		if ss == nil {
+			return []string{}
+		}
+		return ss
+	}
+	rep := Report{
+		Signed: signed, KeyID: keyID, Rows: len(b.Results.Requirements), AssertionCount: b.AssertionCount,
+		Totals: b.Results.Totals, WitnessSha256: b.WitnessSha256, DiscoverySha256: b.Discovery.Sha256,
+		Certified: []string{}, Profiles: asm.Profiles, Redacted: nonNil(asm.Redacted), Warnings: nonNil(asm.Warnings),
+		Verdict: string(v.Outcome), SelfCheck: v,
+	}
+	if rep.Profiles == nil {
+		rep.Profiles = []profiles.Assessment{}
+	}
+	for _, p := range b.ClaimedProfiles {
+		if p.Certified {
+			rep.Certified = append(rep.Certified, p.ID)
+		}
+	}
+	if b.Durability != nil {
+		rep.DurabilityRung = b.Durability.Rung
+	}
+	return rep
+}
+
+// Refusals lists a refusal's rejections as a Report carries them.
+func Refusals(e *RefusedError) []RefusedRejection {
+	out := make([]RefusedRejection, len(e.Refused))
+	for i, r := range e.Refused {
+		out[i] = RefusedRejection{Detail: r.Detail, Kind: string(r.Kind), Profile: r.Profile}
+	}
+	return out
+}
