@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"io"
-
 	"github.com/certcut/certcut/internal/limitedfile"
 )
 
@@ -12,11 +10,6 @@ const MaxFileSize = limitedfile.MaxBundle
 
 // TooLargeError is returned for input beyond MaxFileSize.
 type TooLargeError = limitedfile.TooLargeError
-
-// ReadAll reads r up to MaxFileSize bytes; name is used in the error.
-func ReadAll(r io.Reader, name string) ([]byte, error) {
-	return limitedfile.ReadAll(r, name, MaxFileSize)
-}
 
 // ReadFile reads a regular file of at most MaxFileSize bytes; FIFOs, devices and
 // directories are refused (see package limitedfile).

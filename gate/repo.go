@@ -108,17 +108,6 @@ func Open(cfg Config) (*Repo, error) {
 	return r, nil
 }
 
-// OpenEntries is Open for bundles already loaded (cut and census use it).
-func OpenEntries(cfg Config, entries []*Entry) (*Repo, error) {
-	cfg.BundlesDir = "-"
-	r, err := openPolicy(cfg)
-	if err != nil {
-		return nil, err
-	}
-	r.Entries = entries
-	return r, nil
-}
-
 func openPolicy(cfg Config) (*Repo, error) {
 	root := cfg.Root
 	if root == "" {

@@ -311,34 +311,6 @@ func (e KeyringEntry) Key(keyringPath string) (PublicKey, error) {
 	return PublicKey{Key: pub, KeyID: e.KeyID, Source: SourceKeyring, Origin: keyringPath, RetiredAt: e.RetiredAt, NotBefore: e.NotBefore}, nil
 }
 
-// UseProblem says why a key should not have signed a bundle generated at
-// generatedAt: "" when nothing is wrong. Revocation is not a date question and is
-// reported by Revoked, never here.
-func (e KeyringEntry) UseProblem(generatedAt string) string {
-	return DateProblem(e.KeyID, e.NotBefore, e.RetiredAt, generatedAt)
-}
-
-// DateProblem says why a key with the given notBefore and retiredAt should not have
-// signed a bundle generated at generatedAt, or "" when nothing is wrong or a date
-// cannot be read.
-func DateProblem(keyID, notBefore, retiredAt, generatedAt string) string {
-	gen, err := time.Parse(time.RFC3339Nano, generatedAt)
-	if err != nil {
-		return ""
-	}
-	if retiredAt != "" {
-		if r, err := time.Parse(time.RFC3339Nano, retiredAt); err == nil && gen.After(r) {
-			return fmt.Sprintf("key %s was retired at %s, but the bundle says it was generated at %s", keyID, retiredAt, generatedAt)
-		}
-	}
-	if notBefore != "" {
-		if nb, err := time.Parse(time.RFC3339Nano, notBefore); err == nil && gen.Before(nb) {
-			return fmt.Sprintf("key %s is valid from %s, but the bundle says it was generated at %s", keyID, notBefore, generatedAt)
-		}
-	}
-	return ""
-}
-
 // TrustResult says what Trust did.
 type TrustResult struct {
 	Added     []string `json:"added"`

@@ -385,10 +385,8 @@ func KeyParts(v *verify.Verdict) []Part {
 	return []Part{signedBy, {Text: " · " + trusted + " · self-published, not trusted: " + orDash(string(v.SelfPublished.Outcome))}}
 }
 
-// RungLine words the durability rung claim and what the rows support.
-func RungLine(r Rung) string { return JoinParts(RungParts(r)) }
-
-// RungParts is RungLine in parts: the claimed rung is the bundle's
+// RungParts words the durability rung claim and what the rows support, in parts:
+// the claimed rung is the bundle's
 // durability.rung.
 func RungParts(r Rung) []Part {
 	claimed := Part{Text: r.Claimed, Member: "durability.rung"}

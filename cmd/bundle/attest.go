@@ -113,10 +113,7 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 		return err
 	}
 	w := render.NewAttestationWritten(o.file, a, signer.Key(o.keyID))
-	out := cmd.OutOrStdout()
-	if o.file == limitedfile.Stdin {
-		out = cmd.ErrOrStderr() // standard output holds the envelope
-	}
+	out := reportWriter(cmd, o.file)
 	switch {
 	case !o.out.text():
 		return render.WriteJSON(out, w)

@@ -139,6 +139,15 @@ func refuseExisting(force bool, paths ...string) error {
 	return nil
 }
 
+// reportWriter is where a command that writes a file reports on it: standard
+// output, unless the file itself went there ("-"), then standard error.
+func reportWriter(cmd *cobra.Command, written string) io.Writer {
+	if written == limitedfile.Stdin {
+		return cmd.ErrOrStderr()
+	}
+	return cmd.OutOrStdout()
+}
+
 // writeOut writes data to path atomically, or to stdout for "-": an existing
 // path without force is a usage error, a failed write an input error.
 func writeOut(stdout io.Writer, name, path string, data []byte, force bool) error {

@@ -263,10 +263,7 @@ func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 	if !o.unsigned && o.file != limitedfile.Stdin {
 		warnStaleTokens(cmd, o.file, cut.Bundle, rep.Timestamps)
 	}
-	out := cmd.OutOrStdout()
-	if o.file == limitedfile.Stdin {
-		out = cmd.ErrOrStderr() // standard output holds the bundle
-	}
+	out := reportWriter(cmd, o.file)
 	switch {
 	case !o.out.text():
 		return render.WriteJSON(out, rep)

@@ -148,10 +148,8 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 	if err := o.tsa.write("sign", rep.Timestamps, o.force); err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
-	if o.file == limitedfile.Stdin {
-		out = cmd.ErrOrStderr() // standard output holds the bundle
-	} else {
+	out := reportWriter(cmd, o.file)
+	if o.file != limitedfile.Stdin {
 		warnStaleTokens(cmd, o.file, signed.Bundle, rep.Timestamps)
 	}
 	switch {

@@ -127,14 +127,6 @@ func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// IsLimit reports whether err is one of this package's refusals (too large, not a
-// regular file), which callers report as unreadable input.
-func IsLimit(err error) bool {
-	var tl *TooLargeError
-	var nr *NotRegularError
-	return errors.As(err, &tl) || errors.As(err, &nr)
-}
-
 // Size renders a byte count for people: "64 MiB", "512 KiB", "100 bytes".
 func Size(n int64) string {
 	switch {
