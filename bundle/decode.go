@@ -329,9 +329,22 @@ func (d *decoder) evidence(v Value, ptr string) *Evidence {
 }
 
 // DecodeRow builds the typed view of one requirement row, as Decode does for each
-// item of results.requirements; ptr names the row in problems.
+// item of results.requirements; ptr names the row in problems. To decode many
+// rows, a RowDecoder shares its allocations among them.
 func DecodeRow(item Value, ptr string) (Row, []Problem) {
-	d := &decoder{}
-	r := d.row(item, ptr)
-	return r, d.problems
+	var rd RowDecoder
+	return rd.Decode(item, ptr)
+}
+
+// RowDecoder decodes rows one after another as DecodeRow does, taking the rows'
+// optional members from shared slabs (one allocation for many rows). The zero
+// value is ready to use; it is not safe for concurrent use.
+type RowDecoder struct{ d decoder }
+
+// Decode builds the typed view of one requirement row and the problems found in
+// it (only this row's: each call starts a new list).
+func (rd *RowDecoder) Decode(item Value, ptr string) (Row, []Problem) {
+	rd.d.problems = nil
+	r := rd.d.row(item, ptr)
+	return r, rd.d.problems
 }

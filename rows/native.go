@@ -24,13 +24,15 @@ func ReadNative(data []byte, source string) ([]Sourced, error) {
 		return nil, inputErr(source, 0, "no rows (the file is empty)")
 	}
 	var out []Sourced
+	var rd bundle.RowDecoder
 	if trimmed[0] == '[' {
 		v, err := bundle.ParseIJSON(data)
 		if err != nil {
 			return nil, inputErr(source, 0, "not a JSON array of rows: %v", err)
 		}
+		out = make([]Sourced, 0, v.Len())
 		for i, item := range v.Items() {
-			s, err := nativeRow(item, source+": row "+strconv.Itoa(i))
+			s, err := nativeRow(&rd, item, source+": row "+strconv.Itoa(i))
 			if err != nil {
 				return nil, err
 			}
@@ -45,7 +47,7 @@ func ReadNative(data []byte, source string) ([]Sourced, error) {
 			if err != nil {
 				return nil, inputErr(source, n+1, "not a JSON row: %s", lineSyntax(err))
 			}
-			s, err := nativeRow(v, fmt.Sprintf("%s:%d", source, n+1))
+			s, err := nativeRow(&rd, v, fmt.Sprintf("%s:%d", source, n+1))
 			if err != nil {
 				return nil, err
 			}
@@ -55,7 +57,7 @@ func ReadNative(data []byte, source string) ([]Sourced, error) {
 	if len(out) == 0 {
 		return nil, inputErr(source, 0, "no rows")
 	}
-	seen := map[string]string{}
+	seen := make(map[string]string, len(out))
 	for _, s := range out {
 		if first, dup := seen[s.Row.ID]; dup {
 			return nil, &DuplicateError{ID: s.Row.ID, First: first, Second: s.Origin}
@@ -65,7 +67,7 @@ func ReadNative(data []byte, source string) ([]Sourced, error) {
 	return out, nil
 }
 
-func nativeRow(v bundle.Value, where string) (Sourced, error) {
+func nativeRow(rd *bundle.RowDecoder, v bundle.Value, where string) (Sourced, error) {
 	fail := func(format string, args ...any) (Sourced, error) {
 		return Sourced{}, fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...))
 	}
@@ -82,7 +84,7 @@ func nativeRow(v bundle.Value, where string) (Sourced, error) {
 			return fail("unknown result %q; a result is one of %s", s, strings.Join(bundle.Results, ", "))
 		}
 	}
-	row, problems := bundle.DecodeRow(v, "")
+	row, problems := rd.Decode(v, "")
 	if len(problems) > 0 {
 		p := problems[0]
 		name := strings.TrimPrefix(p.Pointer, "/")
@@ -107,6 +109,5 @@ func nativeRow(v bundle.Value, where string) (Sourced, error) {
 			return fail("evidence is empty; leave it out instead")
 		}
 	}
-	row.Raw = bundle.Value{}
 	return Sourced{Row: row, Origin: where}, nil
 }

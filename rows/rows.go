@@ -66,8 +66,12 @@ func (e *DuplicateError) Error() string {
 // Merge joins the rows of several inputs in order, refusing any id that appears
 // twice, and checks each id against the schema's id pattern.
 func Merge(inputs ...[]Sourced) ([]bundle.Row, error) {
-	seen := map[string]string{}
-	var out []bundle.Row
+	n := 0
+	for _, in := range inputs {
+		n += len(in)
+	}
+	seen := make(map[string]string, n)
+	out := make([]bundle.Row, 0, n)
 	for _, in := range inputs {
 		for _, s := range in {
 			if !ValidID(s.Row.ID) {
