@@ -94,7 +94,7 @@ func (w *canonWriter) value(out []byte, v Value) ([]byte, error) {
 	case Number:
 		out, err = AppendNumber(out, v.num())
 	case String:
-		out, err = AppendString(out, v.str())
+		out, err = appendStringValue(out, v)
 		out = w.flush(out)
 	case Array:
 		out = append(out, '[')
@@ -200,6 +200,18 @@ func firstUnits(r rune) uint32 {
 	r -= 0x10000
 	hi, lo := 0xD800+uint32(r>>10), 0xDC00+uint32(r&0x3FF)
 	return hi<<16 | lo
+}
+
+// appendStringValue appends the string v as AppendString writes it; a verbatim
+// string (read with no escape) is copied without being looked at again, since it
+// has no byte to escape.
+func appendStringValue(out []byte, v Value) ([]byte, error) {
+	if !v.verbatim {
+		return AppendString(out, v.str())
+	}
+	out = append(out, '"')
+	out = append(out, v.str()...)
+	return append(out, '"'), nil
 }
 
 // AppendString appends s as JSON.stringify writes it: '"' and '\' escaped, the

@@ -25,7 +25,7 @@ func (b *Bundle) Value() Value {
 	}
 	if b.Detail != nil {
 		prev, _ := b.Raw.Path("detail", "nonPass")
-		root = append(root, Member{"detail", ObjectValue(Member{"nonPass", b.Detail.nonPassValue(prev.Items())})})
+		root = append(root, Member{"detail", ObjectValue(Member{"nonPass", b.Detail.nonPassValue(prev.Items(), b.Results.Requirements)})})
 	}
 	if b.Durability != nil {
 		root = append(root, Member{"durability", ObjectValue(Member{"rung", StringValue(b.Durability.Rung)})})
@@ -120,10 +120,14 @@ func (b *Bundle) claimedProfilesValue() Value {
 
 // nonPassValue encodes detail.nonPass, taking each item identical to prev's at the
 // same index from prev (and prev itself when every item is).
-func (d *Detail) nonPassValue(prev []Value) Value {
+// An item built anew takes its strings from the row it stands for, when rows
+// (in order, as seal lists them) hold the very same strings, so that strings read
+// verbatim stay verbatim.
+func (d *Detail) nonPassValue(prev []Value, rows []Row) Value {
 	reuse := len(prev) == len(d.NonPass)
 	var items []Value // made at the first item prev lacks
 	var slab []Member
+	next := 0 // the row after the last one an item was found in
 	for i := range d.NonPass {
 		np := &d.NonPass[i]
 		if reuse && np.writtenAs(prev[i]) {
@@ -138,7 +142,15 @@ func (d *Detail) nonPassValue(prev []Value) Value {
 			slab = make([]Member, 0, 3*(len(d.NonPass)-i))
 		}
 		start := len(slab)
-		slab = np.appendMembers(slab)
+		var row *Row
+		for next < len(rows) && rows[next].Result == ExecutedPass {
+			next++ // seal lists every other row
+		}
+		if next < len(rows) && sameString(rows[next].ID, np.ID) {
+			row = &rows[next]
+			next++
+		}
+		slab = np.appendMembers(slab, row)
 		items[i] = ObjectValue(slab[start:len(slab):len(slab)]...)
 	}
 	if items == nil {
@@ -150,9 +162,30 @@ func (d *Detail) nonPassValue(prev []Value) Value {
 	return ArrayValue(items...)
 }
 
-// appendMembers appends the members of a detail.nonPass item: id, result, reason.
-func (np *NonPass) appendMembers(m []Member) []Member {
-	return append(m, Member{"id", StringValue(np.ID)}, Member{"result", StringValue(np.Result)}, Member{"reason", StringValue(np.Reason)})
+// appendMembers appends the members of a detail.nonPass item: id, result, reason;
+// each string is taken from the row's Raw value when that is the same string.
+func (np *NonPass) appendMembers(m []Member, row *Row) []Member {
+	var id, result, reason Value
+	if row != nil {
+		id, _ = row.Raw.Get("id")
+		result, _ = row.Raw.Get("result")
+		reason, _ = row.Raw.Get("detail")
+	}
+	return append(m, Member{"id", sameStringValue(np.ID, id)}, Member{"result", sameStringValue(np.Result, result)}, Member{"reason", sameStringValue(np.Reason, reason)})
+}
+
+// sameStringValue returns v when it is a string of the very bytes of s (so that
+// it keeps its verbatim flag), and s as a new Value otherwise.
+func sameStringValue(s string, v Value) Value {
+	if v.kind == String && sameString(v.str(), s) {
+		return v
+	}
+	return StringValue(s)
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // writtenAs reports whether v is identical to the item appendMembers writes.
@@ -241,6 +274,10 @@ func (r ResultSet) value(prev []Value) Value {
 				copy(rows, prev[:i]) // identical
 			}
 		}
+		if row.writtenAs(row.Raw) { // the row as it was read, when it is what would be built
+			rows[i] = row.Raw
+			continue
+		}
 		n += row.memberCount()
 	}
 	if rows == nil {
@@ -253,7 +290,7 @@ func (r ResultSet) value(prev []Value) Value {
 	slab := make([]Member, 0, n)
 	for i := range r.Requirements {
 		if rows[i].kind == Object {
-			continue // taken from prev
+			continue // taken from prev or the row's Raw
 		}
 		start := len(slab)
 		slab = r.Requirements[i].appendMembers(slab)

@@ -90,7 +90,7 @@ func TestNonPassWrittenAs(t *testing.T) {
 	for range 100000 {
 		np := NonPass{ID: pick("a", "b"), Result: pick("a", Skipped), Reason: pick("", "a", "why")}
 		other := NonPass{ID: pick("a", "b"), Result: pick("a", Skipped), Reason: pick("", "a", "why")}
-		m := other.appendMembers(nil)
+		m := other.appendMembers(nil, nil)
 		switch r.Intn(4) {
 		case 1:
 			i, j := r.Intn(3), r.Intn(3)
@@ -101,7 +101,7 @@ func TestNonPassWrittenAs(t *testing.T) {
 			m[r.Intn(3)].Value = NumberValue(1)
 		}
 		v := ObjectValue(m...)
-		if got, want := np.writtenAs(v), identicalMembers(np.appendMembers(nil), v); got != want {
+		if got, want := np.writtenAs(v), identicalMembers(np.appendMembers(nil, nil), v); got != want {
 			text, _ := Canonical(v)
 			t.Fatalf("%+v, stored %s: writtenAs %v, identical %v", np, text, got, want)
 		}

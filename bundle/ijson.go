@@ -218,8 +218,10 @@ func (p *parser) value(depth int) (Value, error) {
 	case '[':
 		return p.array(depth + 1)
 	case '"':
-		s, err := p.string()
-		return StringValue(s), err
+		s, verbatim, err := p.string()
+		v := StringValue(s)
+		v.verbatim = verbatim
+		return v, err
 	case 't':
 		return p.literal("true", BoolValue(true))
 	case 'f':
@@ -270,7 +272,7 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, p.unexpected("a member name in double quotes")
 		}
 		nameAt := p.pos
-		name, err := p.string()
+		name, _, err := p.string()
 		if err != nil {
 			return Value{}, err
 		}
@@ -397,7 +399,10 @@ func (p *parser) array(depth int) (Value, error) {
 
 // string reads a string literal starting at the opening quote and returns its
 // decoded text, which is always valid UTF-8 without surrogate code points.
-func (p *parser) string() (string, error) {
+//
+// verbatim reports that the string had no escape in the input: every byte of it
+// is as it was read (none JSON escapes, valid UTF-8), so it is written as itself.
+func (p *parser) string() (s string, verbatim bool, err error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: printable ASCII up to the closing quote.
@@ -405,34 +410,36 @@ func (p *parser) string() (string, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '"' {
 		s := p.src[start:p.pos] // shares the copy of the input: nothing to allocate
 		p.pos++
-		return s, nil
+		return s, true, nil
 	}
+	verbatim = true
 	p.buf = append(p.buf[:0], p.data[start:p.pos]...)
 	for {
 		if p.pos >= len(p.data) {
-			return "", p.fail(start-1, RefuseNotJSON, "string is not terminated")
+			return "", false, p.fail(start-1, RefuseNotJSON, "string is not terminated")
 		}
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
 			if err := p.charge(stringCost(len(p.buf))); err != nil {
-				return "", err
+				return "", false, err
 			}
-			return string(p.buf), nil
+			return string(p.buf), verbatim, nil
 		case c == '\\':
+			verbatim = false
 			if err := p.escape(); err != nil {
-				return "", err
+				return "", false, err
 			}
 		case c < 0x20:
-			return "", p.fail(p.pos, RefuseControlChar, "raw control character U+%04X in a string; write it as an escape", c)
+			return "", false, p.fail(p.pos, RefuseControlChar, "raw control character U+%04X in a string; write it as an escape", c)
 		case c < 0x80:
 			p.buf = append(p.buf, c)
 			p.pos++
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.fail(p.pos, RefuseInvalidUTF8, "invalid UTF-8 byte 0x%02x in a string (a raw surrogate or a broken sequence)", c)
+				return "", false, p.fail(p.pos, RefuseInvalidUTF8, "invalid UTF-8 byte 0x%02x in a string (a raw surrogate or a broken sequence)", c)
 			}
 			p.buf = append(p.buf, p.data[p.pos:p.pos+size]...)
 			p.pos += size

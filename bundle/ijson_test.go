@@ -155,7 +155,80 @@ func FuzzParseIJSON(f *testing.F) {
 		if v3, err := ParseIJSON(ind); err != nil || !Equal(v, v3) {
 			t.Fatalf("indented output reads back differently (%v)", err)
 		}
+		assertVerbatimWritesAsLooked(t, v)
 	})
+}
+
+// lookedAt returns a copy of v whose strings are not verbatim: written, each is
+// looked at byte by byte.
+func lookedAt(v Value) Value {
+	switch v.kind {
+	case String:
+		return StringValue(v.str())
+	case Array:
+		items := make([]Value, v.n)
+		for i, it := range v.Items() {
+			items[i] = lookedAt(it)
+		}
+		return ArrayValue(items...)
+	case Object:
+		members := make([]Member, v.n)
+		for i, m := range v.Members() {
+			members[i] = Member{m.Name, lookedAt(m.Value)}
+		}
+		return ObjectValue(members...)
+	}
+	return v
+}
+
+// assertVerbatimWritesAsLooked: the canonical form and the layout of a parsed
+// value, whose strings read with no escape are copied as they are, are the bytes
+// written when every string is looked at.
+func assertVerbatimWritesAsLooked(t *testing.T, v Value) {
+	t.Helper()
+	w := lookedAt(v)
+	c1, err1 := Canonical(v)
+	c2, err2 := Canonical(w)
+	if string(c1) != string(c2) || (err1 == nil) != (err2 == nil) {
+		t.Fatalf("canonical form with verbatim strings differs:\n%s (%v)\n%s (%v)", c1, err1, c2, err2)
+	}
+	i1, err1 := Indent(v)
+	i2, err2 := Indent(w)
+	if string(i1) != string(i2) || (err1 == nil) != (err2 == nil) {
+		t.Fatalf("layout with verbatim strings differs:\n%s (%v)\n%s (%v)", i1, err1, i2, err2)
+	}
+}
+
+// A string read with no escape is verbatim (written as it was read, non-ASCII
+// included); one with any escape, even of a character that needs none, is not.
+func TestVerbatimStrings(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		verbatim bool
+	}{
+		{`"plain ascii"`, true},
+		{`""`, true},
+		{`"caf\u00e9"`, false},
+		{`"café 😀 \u2028"`, false},
+		{"\"café 😀 \u2028\"", true}, // U+2028 as raw UTF-8: JSON.stringify writes it as is
+		{`"a\/b"`, false},
+		{`"tab\tstop"`, false},
+		{"\"\u007f\"", true},
+	} {
+		v, err := ParseIJSON([]byte(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if v.verbatim != tc.verbatim {
+			t.Errorf("%s: verbatim %v, want %v", tc.in, v.verbatim, tc.verbatim)
+		}
+		assertVerbatimWritesAsLooked(t, v)
+	}
+	// Member names and strings built in code are never verbatim.
+	v, _ := ParseIJSON([]byte(`{"a":"b"}`))
+	if !v.Members()[0].Value.verbatim || StringValue("b").verbatim {
+		t.Errorf("verbatim %v for a parsed member value, %v for a built string", v.Members()[0].Value.verbatim, StringValue("b").verbatim)
+	}
 }
 
 // hasUnsafeInteger reports whether v holds an integral number beyond ±(2^53−1).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unsafe"
 )
 
 // Indent returns v as JSON.stringify(v, null, 2) writes it, followed by a newline:
@@ -150,7 +149,7 @@ func appendIndent(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
 	case Object:
 		return appendObject(out, v.Members(), depth, ijson, nil)
 	case String:
-		return AppendString(out, v.str())
+		return appendStringValue(out, v)
 	case Number:
 		if ijson && unreadableInteger(v.num()) {
 			return out, &WriteError{Kind: RefuseIntegerRange, Msg: fmt.Sprintf("number %v is an integer beyond ±(2^53−1) written as an integer", v.num())}
@@ -165,10 +164,12 @@ func appendIndent(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
 // siblingNames remembers, for the objects of one array (the rows of a bundle,
 // say), the names of the last object written, and what was written before each
 // member's value: the comma, the line break, the quoted name and ": ". An object
-// whose names are the very strings remembered (the same bytes in memory, as rows
-// built by Value share them), or the first of them, is written from what is
-// remembered, its names neither looked at nor compared again: they were written,
-// and found distinct, once.
+// whose names are those remembered, or the first of them, is written from what is
+// remembered, its names neither escaped nor checked for repeats again: they were
+// written, and found distinct, once. Names are compared as strings (rows built by
+// Value share theirs, and equal pointers compare at once; rows read from a file
+// have their own copies, compared byte by byte, which costs less than writing
+// them).
 type siblingNames struct {
 	last  []Member // the last object written: its names are distinct
 	texts [][]byte // texts[i] is what precedes the value of last[i], once made
@@ -180,7 +181,7 @@ func (s *siblingNames) known(members []Member) bool {
 		return false
 	}
 	for i := range members {
-		if !sameString(members[i].Name, s.last[i].Name) {
+		if members[i].Name != s.last[i].Name {
 			return false
 		}
 	}
@@ -205,7 +206,7 @@ func (s *siblingNames) makeText(i, depth int) []byte {
 // remember records members, an object just written, as the last one.
 func (s *siblingNames) remember(members []Member) {
 	for i := range s.texts { // keep the texts of the names that stay
-		if i >= len(members) || i >= len(s.last) || !sameString(members[i].Name, s.last[i].Name) {
+		if i >= len(members) || i >= len(s.last) || members[i].Name != s.last[i].Name {
 			s.texts[i] = nil
 		}
 	}
@@ -213,11 +214,6 @@ func (s *siblingNames) remember(members []Member) {
 		s.texts = append(s.texts, nil)
 	}
 	s.last = members
-}
-
-// sameString reports whether a and b are the same bytes in memory.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // appendObject appends an object of members at depth; names, when not nil,
@@ -236,7 +232,7 @@ func appendObject(out []byte, members []Member, depth int, ijson bool, names *si
 			}
 			out = append(out, text...)
 			if v := members[i].Value; v.kind == String {
-				out, err = AppendString(out, v.str())
+				out, err = appendStringValue(out, v)
 			} else {
 				out, err = appendIndent(out, v, depth+1, ijson)
 			}
@@ -284,7 +280,7 @@ func appendObject(out []byte, members []Member, depth int, ijson bool, names *si
 // appendMemberValue appends the value of a member of an object at depth.
 func appendMemberValue(out []byte, v Value, depth int, ijson bool) ([]byte, error) {
 	if v.kind == String {
-		return AppendString(out, v.str())
+		return appendStringValue(out, v)
 	}
 	return appendIndent(out, v, depth+1, ijson)
 }

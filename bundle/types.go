@@ -230,7 +230,9 @@ type Row struct {
 	Detail     *string   `json:"detail,omitempty"`
 	Evidence   *Evidence `json:"evidence,omitempty"`
 
-	// Raw is the row object exactly as parsed; the witness digest projects it.
+	// Raw is the row object exactly as parsed (the zero Value for a row built in
+	// code); the witness digest of a parsed bundle projects it, and Bundle.Value
+	// writes it when it is what the row's fields would be written as.
 	Raw Value `json:"-"`
 }
 

@@ -47,13 +47,19 @@ func (k Kind) String() string {
 // Numbers are kept as the IEEE 754 double that ECMAScript's JSON.parse would produce.
 //
 // A Value is three words: a pointer (to the string's bytes, the first item or the
-// first member), a length (or the number's bits, or the boolean), and the kind. A
-// bundle holds tens of thousands of values, so their size is most of the memory a
-// parsed bundle takes.
+// first member), a length (or the number's bits, or the boolean), and the kind
+// with the plain flag. A bundle holds tens of thousands of values, so their size
+// is most of the memory a parsed bundle takes.
 type Value struct {
 	ptr  unsafe.Pointer
 	n    uint64
 	kind Kind
+	// verbatim marks a string the reader took from input with no escape in it:
+	// with no byte JSON escapes and valid UTF-8 (the reader refuses anything
+	// else), it is written as itself, so Indent and the canonical writer copy it
+	// without looking at it again. Only the reader sets it; a string built in
+	// code is looked at when it is written.
+	verbatim bool
 }
 
 // Member is one name/value pair of an object.
