@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,6 +162,12 @@ func TestWitnessDigestStreams(t *testing.T) {
 		`{"host":{"relaxations":[{"a":"` + long + `"}],"deployment":"colocated-companion"},"results":{"requirements":[{"id":"z","evidence":{"b":1,"a":[` + strings.Repeat(`"`+strings.Repeat("ab\\n", 30)+`",`, 400) + `0]}}]}}`,
 		`{"host":"x","results":{"requirements":[{"id":"a","assertions":1e21,"detail":"\u0001"}]}}`,
 	}
+	// Many rows under few ids: the sort must keep rows of one id in their order.
+	var repeated []string
+	for i := range 300 {
+		repeated = append(repeated, fmt.Sprintf(`{"id":"r%d","scenario":"s%d"}`, (i*7)%11, i))
+	}
+	docs = append(docs, `{"results":{"requirements":[`+strings.Join(repeated, ",")+`]}}`)
 	files, _ := filepath.Glob(filepath.Join(testkit.CorpusDir(t), "evidence", "*", "*.json"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)

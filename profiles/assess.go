@@ -8,8 +8,11 @@ import (
 	"github.com/certcut/certcut/bundle"
 )
 
+// floorPrefix begins the id of every floor row.
+const floorPrefix = "openwop.floor."
+
 // FloorRowID is the id of a floor scenario's per-file row: openwop.floor.<stem>.
-func FloorRowID(stem string) string { return "openwop.floor." + stem }
+func FloorRowID(stem string) string { return floorPrefix + stem }
 
 // IsFloor reports whether a scenario file stem is on some profile's floor.
 func (r *Registry) IsFloor(stem string) bool {
@@ -70,7 +73,7 @@ type FloorRow struct {
 }
 
 // Floor returns the floor rows of profile p in registry order, looked up in byID
-// (row id to row; see RowsByID).
+// (floor row id to row; see FloorRowsByID).
 func (p Profile) Floor(byID map[string]*bundle.Row) []FloorRow {
 	out := make([]FloorRow, len(p.FloorScenarios))
 	for i, stem := range p.FloorScenarios {
@@ -81,10 +84,14 @@ func (p Profile) Floor(byID map[string]*bundle.Row) []FloorRow {
 	return out
 }
 
-// RowsByID indexes rows by id; of repeated ids, the first row counts.
-func RowsByID(rows []bundle.Row) map[string]*bundle.Row {
-	byID := make(map[string]*bundle.Row, len(rows))
+// FloorRowsByID indexes the floor rows (openwop.floor.*) of rows by id, as Floor
+// looks them up; of repeated ids, the first row counts.
+func FloorRowsByID(rows []bundle.Row) map[string]*bundle.Row {
+	byID := map[string]*bundle.Row{}
 	for i := range rows {
+		if !strings.HasPrefix(rows[i].ID, floorPrefix) {
+			continue
+		}
 		if _, seen := byID[rows[i].ID]; !seen {
 			byID[rows[i].ID] = &rows[i]
 		}
@@ -126,7 +133,7 @@ type Assessment struct {
 // which reproduces the witnessCount of every major-2 corpus bundle; the verifier
 // re-derives it the same way.
 func (r *Registry) Assess(doc bundle.Value, rows []bundle.Row, declared []string) []Assessment {
-	byID := RowsByID(rows)
+	byID := FloorRowsByID(rows)
 	derived := r.Derived(doc)
 	declaredDenied := r.RelaxedBy(declared, derived)
 	observed := ObservedRelaxations(rows)

@@ -770,7 +770,7 @@ func (c *checker) versionRules(doc bundle.Value) {
 // carry (the scenario joined the floor after the bundle was cut) and an
 // inapplicable one are noted, not held against it.
 func (c *checker) floorRules(rows []bundle.Row, reg *profiles.Registry) {
-	byID := profiles.RowsByID(rows)
+	byID := profiles.FloorRowsByID(rows)
 	seen := map[string]bool{}
 	for _, p := range c.b.ClaimedProfiles {
 		rp, known := reg.Profile(p.ID)
