@@ -105,9 +105,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return exitUsage
 }
 
-// testHook, set only by tests, is called at named points ("run", "verify-file") so
-// that a test can force a panic there. Atomic: a verify worker may still read it
-// after run has returned.
+// testHook, set only by tests, is called at named points ("run", "verify-file",
+// "mint") so that a test can force a panic there, or look at the process's state
+// there. Atomic: a verify worker may still read it after run has returned.
 var testHook atomic.Pointer[func(point string)]
 
 // hook calls testHook, if set, at point.
