@@ -48,7 +48,7 @@ func (k Kind) String() string {
 //
 // A Value is three words: a pointer (to the string's bytes, the first item or the
 // first member), a length (or the number's bits, or the boolean), and the kind
-// with the plain flag. A bundle holds tens of thousands of values, so their size
+// with the verbatim flag. A bundle holds tens of thousands of values, so their size
 // is most of the memory a parsed bundle takes.
 type Value struct {
 	ptr  unsafe.Pointer
@@ -58,7 +58,9 @@ type Value struct {
 	// with no byte JSON escapes and valid UTF-8 (the reader refuses anything
 	// else), it is written as itself, so Indent and the canonical writer copy it
 	// without looking at it again. Only the reader sets it; a string built in
-	// code is looked at when it is written.
+	// code is looked at when it is written. Nothing may keep it on a Value made
+	// from part of a string (a cut through a UTF-8 sequence would be written
+	// unrefused): StringValue, the only way to make one, leaves it unset.
 	verbatim bool
 }
 

@@ -150,18 +150,20 @@ func (o *mintOptions) check() error {
 	return nil
 }
 
+// mintGCPercent is the collector's setting while mint runs, unless GOGC is set
+// (to anything but the empty string): a heap goal of five times the live heap, so
+// a first collection at 16 MiB rather than 4. mint holds one bundle: its heap is
+// its inputs, the bundle and the bytes it writes (a few MiB for hundreds of
+// rows), nearly all of it needed until it exits, and collecting it on the way
+// costs more CPU (about a tenth of a 500-row mint) than the memory it would give
+// back. The soft memory limit main sets still bounds the heap
+// (docs/performance.md). The setting is the process's: a program running two
+// mints at once in one process (none does) would find it at 400 afterwards.
+const mintGCPercent = 400
+
 // runMint checks the flags, loads the keys, reads the inputs, cuts the bundle
 // (mint.Run: assemble, sign, self-check) and writes it. No message it returns
 // quotes a secret: its error is scrubbed of every secret known by then.
-// mintGCPercent is the collector's setting while mint runs, unless GOGC sets
-// one: a heap goal of five times the live heap, so a first collection at 16 MiB
-// rather than 4. mint holds one bundle: its heap is its inputs, the bundle and the
-// bytes it writes (a few MiB for hundreds of rows), nearly all of it needed until
-// it exits, and collecting it on the way costs more CPU (about a tenth of a
-// 500-row mint) than the memory it would give back. The soft memory limit main
-// sets still bounds the heap (docs/performance.md).
-const mintGCPercent = 400
-
 func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(mintGCPercent))
