@@ -95,8 +95,7 @@ var requirementAreas = [...]string{"requirement.", "it.", "scenario.", "floor.",
 
 // IsRequirementID reports whether s matches RequirementIDPattern, the public
 // schema's row id grammar, lookahead included: "openwop.", not "it.<name>." for a
-// corpus-coherence name, one of the six areas, ".", then [a-z0-9] (the rest is
-// free).
+// corpus-coherence name, then HasRequirementIDForm.
 func IsRequirementID(s string) bool {
 	rest, ok := strings.CutPrefix(s, "openwop.")
 	if !ok {
@@ -108,6 +107,19 @@ func IsRequirementID(s string) bool {
 				return false
 			}
 		}
+	}
+	return HasRequirementIDForm(s)
+}
+
+// HasRequirementIDForm reports whether s matches RequirementIDPattern without its
+// negative lookahead for corpus-coherence files,
+// ^openwop\.(requirement|it|scenario|floor|profile|family)\.[a-z0-9]: "openwop.",
+// one of the six areas, ".", then [a-z0-9] (the rest is free). It is the form the
+// row readers hold every id to (rows.Merge).
+func HasRequirementIDForm(s string) bool {
+	rest, ok := strings.CutPrefix(s, "openwop.")
+	if !ok {
+		return false
 	}
 	for _, area := range requirementAreas {
 		if after, ok := strings.CutPrefix(rest, area); ok && after != "" {

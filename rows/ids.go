@@ -16,28 +16,6 @@ const (
 	AreaFamily      = "family"
 )
 
-// ValidID reports whether id has the form the bundle schema requires: the
-// schema's requirement id pattern without its negative lookahead for
-// corpus-coherence files, ^openwop\.(requirement|it|scenario|floor|profile|family)\.[a-z0-9]
-// ("openwop.", an area, ".", then a lowercase letter or digit; anything may follow).
-func ValidID(id string) bool {
-	rest, ok := strings.CutPrefix(id, "openwop.")
-	if !ok {
-		return false
-	}
-	area, name, ok := strings.Cut(rest, ".")
-	if !ok || name == "" {
-		return false
-	}
-	switch area {
-	case AreaRequirement, AreaIt, AreaScenario, AreaFloor, AreaProfile, AreaFamily:
-	default:
-		return false
-	}
-	c := name[0]
-	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
-}
-
 // MaxSlug is the longest title slug (spec §9).
 const MaxSlug = 80
 

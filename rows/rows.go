@@ -74,7 +74,7 @@ func Merge(inputs ...[]Sourced) ([]bundle.Row, error) {
 	out := make([]bundle.Row, 0, n)
 	for _, in := range inputs {
 		for _, s := range in {
-			if !ValidID(s.Row.ID) {
+			if !bundle.HasRequirementIDForm(s.Row.ID) {
 				return nil, fmt.Errorf("%s: requirement id %q is not of the form openwop.<requirement|it|scenario|floor|profile|family>.<name>", s.Origin, s.Row.ID)
 			}
 			if first, dup := seen[s.Row.ID]; dup {

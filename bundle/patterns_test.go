@@ -1,12 +1,15 @@
-package rows
+package bundle_test
 
 import (
 	"regexp"
 	"testing"
+
+	"github.com/certcut/certcut/bundle"
 )
 
 // schemaIDPattern is the schema's requirement id pattern (without its negative
-// lookahead for corpus-coherence files), the oracle ValidID must agree with.
+// lookahead for corpus-coherence files), the oracle HasRequirementIDForm must
+// agree with.
 var schemaIDPattern = regexp.MustCompile(`^openwop\.(requirement|it|scenario|floor|profile|family)\.[a-z0-9]`)
 
 var idCases = []struct {
@@ -33,10 +36,10 @@ var idCases = []struct {
 	{"", false},
 }
 
-func TestValidIDAgreesWithTheSchemaPattern(t *testing.T) {
+func TestRequirementIDFormAgreesWithTheSchemaPattern(t *testing.T) {
 	for _, tc := range idCases {
-		if got := ValidID(tc.id); got != tc.want {
-			t.Errorf("ValidID(%q) = %v, want %v", tc.id, got, tc.want)
+		if got := bundle.HasRequirementIDForm(tc.id); got != tc.want {
+			t.Errorf("HasRequirementIDForm(%q) = %v, want %v", tc.id, got, tc.want)
 		}
 		if oracle := schemaIDPattern.MatchString(tc.id); oracle != tc.want {
 			t.Errorf("the schema pattern says %v for %q: the table is wrong", oracle, tc.id)
@@ -44,13 +47,13 @@ func TestValidIDAgreesWithTheSchemaPattern(t *testing.T) {
 	}
 }
 
-func FuzzValidID(f *testing.F) {
+func FuzzRequirementIDForm(f *testing.F) {
 	for _, tc := range idCases {
 		f.Add(tc.id)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
-		if got, want := ValidID(id), schemaIDPattern.MatchString(id); got != want {
-			t.Errorf("ValidID(%q) = %v, the schema pattern says %v", id, got, want)
+		if got, want := bundle.HasRequirementIDForm(id), schemaIDPattern.MatchString(id); got != want {
+			t.Errorf("HasRequirementIDForm(%q) = %v, the schema pattern says %v", id, got, want)
 		}
 	})
 }
