@@ -645,44 +645,12 @@ func display(v Value) string {
 	if s, ok := v.Str(); ok {
 		return quoteShort(s)
 	}
-	a := toAny(v)
+	a := v.Any()
 	b, err := json.Marshal(a)
 	if err != nil || len(b) > 80 {
 		return fmt.Sprintf("a %T", a)
 	}
 	return string(b)
-}
-
-// toAny converts v to the values the validator reads: nil, bool, int64 (integral
-// numbers within ±(2^53−1)) or float64, string, []any and map[string]any.
-func toAny(v Value) any {
-	switch v.Kind() {
-	case Bool:
-		b, _ := v.Bool()
-		return b
-	case Number:
-		if n, ok := v.Int(); ok {
-			return n
-		}
-		return v.num()
-	case String:
-		return v.str()
-	case Array:
-		items := v.Items()
-		out := make([]any, len(items))
-		for i, item := range items {
-			out[i] = toAny(item)
-		}
-		return out
-	case Object:
-		members := v.Members()
-		out := make(map[string]any, len(members))
-		for _, m := range members {
-			out[m.Name] = toAny(m.Value)
-		}
-		return out
-	}
-	return nil
 }
 
 // quoteShort quotes s, cut to 60 characters.

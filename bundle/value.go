@@ -150,6 +150,39 @@ func (v Value) Int() (int64, bool) {
 	return int64(f), true
 }
 
+// Any returns v as plain Go values, the ones a JSON Schema validator reads:
+// nil, bool, int64 for an integral number within ±(2^53−1) and float64 for any
+// other, string, []any and map[string]any (member order is dropped; the reader
+// has refused repeated names).
+func (v Value) Any() any {
+	switch v.kind {
+	case Bool:
+		return v.n != 0
+	case Number:
+		if n, ok := v.Int(); ok {
+			return n
+		}
+		return v.num()
+	case String:
+		return v.str()
+	case Array:
+		items := v.Items()
+		out := make([]any, len(items))
+		for i, item := range items {
+			out[i] = item.Any()
+		}
+		return out
+	case Object:
+		members := v.Members()
+		out := make(map[string]any, len(members))
+		for _, m := range members {
+			out[m.Name] = m.Value.Any()
+		}
+		return out
+	}
+	return nil
+}
+
 // Str returns the string and whether v is one.
 func (v Value) Str() (string, bool) {
 	if v.kind != String {

@@ -80,7 +80,7 @@ func (v *Validator) Validate(doc bundle.Value) []bundle.Problem {
 	for _, path := range v.open {
 		doc = emptied(doc, path)
 	}
-	err := v.schema.Validate(toAny(doc))
+	err := v.schema.Validate(doc.Any()) // member order is irrelevant to a schema
 	if err == nil {
 		return nil
 	}
@@ -92,42 +92,6 @@ func (v *Validator) Validate(doc bundle.Value) []bundle.Problem {
 	collect(verr, &out)
 	sortProblems(out)
 	return dedupe(out)
-}
-
-// toAny converts a parsed document to the values the validator reads: nil, bool,
-// int64 (integral numbers within ±(2^53−1)) or float64, string, []any and
-// map[string]any. Member order is irrelevant to a
-// schema, and the reader has already refused duplicate names.
-func toAny(v bundle.Value) any {
-	switch v.Kind() {
-	case bundle.Bool:
-		b, _ := v.Bool()
-		return b
-	case bundle.Number:
-		if n, ok := v.Int(); ok {
-			return n // the validator reads an integer faster than a float64
-		}
-		f, _ := v.Float()
-		return f
-	case bundle.String:
-		s, _ := v.Str()
-		return s
-	case bundle.Array:
-		items := v.Items()
-		out := make([]any, len(items))
-		for i, item := range items {
-			out[i] = toAny(item)
-		}
-		return out
-	case bundle.Object:
-		members := v.Members()
-		out := make(map[string]any, len(members))
-		for _, m := range members {
-			out[m.Name] = toAny(m.Value)
-		}
-		return out
-	}
-	return nil
 }
 
 // openPaths finds the members, reached through "properties" alone, whose schema
