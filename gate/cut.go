@@ -44,11 +44,14 @@ func Cut(req CutRequest) *Report {
 	e := req.Entry
 	ref := e.Ref()
 	rep := &Report{Gate: "cut", Subject: e.File}
-	add := func(id, gate, title string, st Status, reason string) {
-		rep.Criteria = append(rep.Criteria, Criterion{ID: id, Gate: gate, Title: title, Status: st, Reason: reason, Bundle: &ref})
+	add := func(id RuleID, st Status, reason string) {
+		rep.Criteria = append(rep.Criteria, rule(id).Criterion(Result{Status: st, Reason: reason, Bundle: &ref}))
+	}
+	addTitled := func(id RuleID, title string, st Status, reason string) {
+		rep.Criteria = append(rep.Criteria, rule(id).Criterion(Result{Title: title, Status: st, Reason: reason, Bundle: &ref}))
 	}
 	if e.Bundle == nil {
-		add(CritCutFrontDoor, "Front door", "the bundle can be read", Fail, "unreadable: "+errString(e.Err))
+		add(CritCutReadable, Fail, "unreadable: "+errString(e.Err))
 		rep.finish()
 		return rep
 	}
@@ -62,11 +65,11 @@ func Cut(req CutRequest) *Report {
 		if majorsErr != nil && req.ScenarioMajors != "" {
 			why = majorsErr.Error()
 		}
-		add(CritCutWitness, "Witness", "every v2 requirement id has a row", Blocked, why)
+		add(CritCutWitnessIDs, Blocked, why)
 	} else {
 		ids, err := v2RequirementIDs(majors, req.ScenariosDir)
 		if err != nil {
-			add(CritCutWitness, "Witness", "every v2 requirement id has a row", Blocked, err.Error())
+			add(CritCutWitnessIDs, Blocked, err.Error())
 		} else {
 			have := map[string]bool{}
 			fileRow := map[string]bundle.Row{}
@@ -86,9 +89,9 @@ func Cut(req CutRequest) *Report {
 			}
 			sort.Strings(missing)
 			if len(missing) == 0 {
-				add(CritCutWitness, "Witness", "every v2 requirement id has a row", Pass, fmt.Sprintf("%d v2 requirement ids each carry ≥1 row", len(ids)))
+				add(CritCutWitnessIDs, Pass, fmt.Sprintf("%d v2 requirement ids each carry ≥1 row", len(ids)))
 			} else {
-				add(CritCutWitness, "Witness", "every v2 requirement id has a row", Fail, fmt.Sprintf("%d/%d v2 requirement ids have no row and no excusing file row: %s", len(missing), len(ids), firstN(missing, 5)))
+				add(CritCutWitnessIDs, Fail, fmt.Sprintf("%d/%d v2 requirement ids have no row and no excusing file row: %s", len(missing), len(ids), firstN(missing, 5)))
 			}
 		}
 	}
@@ -99,9 +102,9 @@ func Cut(req CutRequest) *Report {
 		}
 	}
 	if len(unexplained) == 0 {
-		add(CritCutWitness, "Witness", "every non-pass row states a reason", Pass, "every non-pass row states a reason")
+		add(CritCutWitnessReasons, Pass, "every non-pass row states a reason")
 	} else {
-		add(CritCutWitness, "Witness", "every non-pass row states a reason", Fail, fmt.Sprintf("%d non-pass row(s) state no reason: %s", len(unexplained), firstN(unexplained, 3)))
+		add(CritCutWitnessReasons, Fail, fmt.Sprintf("%d non-pass row(s) state no reason: %s", len(unexplained), firstN(unexplained, 3)))
 	}
 
 	// Coexistence.
@@ -118,7 +121,7 @@ func Cut(req CutRequest) *Report {
 		title := "every leg of " + prefix + " executed-pass"
 		switch {
 		case n == 0:
-			add(CritCutCoexist, "Coexistence", title, Fail, "no row — the scenario did not run")
+			addTitled(CritCutCoexistence, title, Fail, "no row — the scenario did not run")
 		default:
 			var parts []string
 			for _, res := range bundle.Results {
@@ -130,7 +133,7 @@ func Cut(req CutRequest) *Report {
 			if !pass {
 				st = Fail
 			}
-			add(CritCutCoexist, "Coexistence", title, st, fmt.Sprintf("%d leg(s): %s", n, strings.Join(parts, " ")))
+			addTitled(CritCutCoexistence, title, st, fmt.Sprintf("%d leg(s): %s", n, strings.Join(parts, " ")))
 		}
 	}
 
@@ -138,13 +141,13 @@ func Cut(req CutRequest) *Report {
 	major := b.Suite.TargetMajor
 	switch {
 	case major != 1 && major != 2:
-		add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Fail, fmt.Sprintf("suite.targetMajor is %d; without 1 or 2 the applicable set is undefined", major))
+		add(CritCutApplicable, Fail, fmt.Sprintf("suite.targetMajor is %d; without 1 or 2 the applicable set is undefined", major))
 	case majorsErr != nil:
 		why := "give --scenario-majors (conformance/scenario-majors.json) to derive the applicable scenario files"
 		if req.ScenarioMajors != "" {
 			why = majorsErr.Error()
 		}
-		add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Blocked, why)
+		add(CritCutApplicable, Blocked, why)
 	default:
 		witnessed := map[string]bool{}
 		re := regexp.MustCompile(`^openwop\.(?:scenario|floor)\.(.+)$`)
@@ -166,9 +169,9 @@ func Cut(req CutRequest) *Report {
 		}
 		sort.Strings(missing)
 		if len(missing) == 0 {
-			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Pass, fmt.Sprintf("suite %s witnessed all %d scenario file(s) applicable at major %d (suite.targetMajor, unsigned: the verify criterion below holds the bundle to it)", b.Suite.Version, len(applicable), major))
+			add(CritCutApplicable, Pass, fmt.Sprintf("suite %s witnessed all %d scenario file(s) applicable at major %d (suite.targetMajor, unsigned: the verify criterion below holds the bundle to it)", b.Suite.Version, len(applicable), major))
 		} else {
-			add(CritCutFrontDoor, "Front door", "every scenario file applicable at the bundle's major has a row", Fail, fmt.Sprintf("%d of %d scenario file(s) applicable at major %d have no row (suite %s): %s; re-certify", len(missing), len(applicable), major, b.Suite.Version, firstN(missing, 6)))
+			add(CritCutApplicable, Fail, fmt.Sprintf("%d of %d scenario file(s) applicable at major %d have no row (suite %s): %s; re-certify", len(missing), len(applicable), major, b.Suite.Version, firstN(missing, 6)))
 		}
 	}
 	t := bundle.CountRows(rows)
@@ -176,35 +179,35 @@ func Cut(req CutRequest) *Report {
 	if t.ExecutedFail != 0 {
 		st = Fail
 	}
-	add(CritCutFrontDoor, "Front door", "executedFail is 0", st, fmt.Sprintf("executedFail=%d executedPass=%d blocked=%d (recounted from rows)", t.ExecutedFail, t.ExecutedPass, t.Blocked))
+	add(CritCutExecutedFail, st, fmt.Sprintf("executedFail=%d executedPass=%d blocked=%d (recounted from rows)", t.ExecutedFail, t.ExecutedPass, t.Blocked))
 	name, named := hostNameFor(e)
 	switch {
 	case req.InteropMatrix == "":
-		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, "give --interop-matrix INTEROP-MATRIX.md")
+		add(CritCutInteropMatrix, Blocked, "give --interop-matrix INTEROP-MATRIX.md")
 	case name == "":
-		add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Fail, "the bundle names no host (implementation.name, host.name)")
+		add(CritCutInteropMatrix, Fail, "the bundle names no host (implementation.name, host.name)")
 	default:
 		if data, err := limitedfile.Read(req.InteropMatrix, limitedfile.MaxPolicy); err != nil {
-			add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Blocked, err.Error())
+			add(CritCutInteropMatrix, Blocked, err.Error())
 		} else if line := matrixRow(string(data), name); line > 0 {
-			add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Pass, fmt.Sprintf("%s line %d names %s (%s)", req.InteropMatrix, line, name, named))
+			add(CritCutInteropMatrix, Pass, fmt.Sprintf("%s line %d names %s (%s)", req.InteropMatrix, line, name, named))
 		} else {
-			add(CritCutFrontDoor, "Front door", "INTEROP-MATRIX.md lists the host", Fail, fmt.Sprintf("no row of %s has a cell that is exactly %s (%s)", req.InteropMatrix, name, named))
+			add(CritCutInteropMatrix, Fail, fmt.Sprintf("no row of %s has a cell that is exactly %s (%s)", req.InteropMatrix, name, named))
 		}
 	}
 	sst, sreason := signatureOutcome(e, req)
-	add(CritCutFrontDoor, "Front door", "signature attributable to the host", sst, sreason)
+	add(CritCutAttributable, sst, sreason)
 	v := e.Verdict
 	switch v.Outcome {
 	case verify.Rejected:
-		add(CritCutFrontDoor, "Front door", "verify: zero rejections, VERIFIED", Fail, fmt.Sprintf("REJECTED — %s", firstN(rejectionLines(v), 3)))
+		add(CritCutFrontDoorVerify, Fail, fmt.Sprintf("REJECTED — %s", firstN(rejectionLines(v), 3)))
 	case verify.Verified:
-		add(CritCutFrontDoor, "Front door", "verify: zero rejections, VERIFIED", Pass, "zero rejections, VERIFIED")
+		add(CritCutFrontDoorVerify, Pass, "zero rejections, VERIFIED")
 	default:
 		// COHERENT proves nothing about what was not checked: derivability at an
 		// unsigned suite.targetMajor, a key nobody trusts. A cut passes on a bundle
 		// verified in full, never on one that is merely consistent.
-		add(CritCutFrontDoor, "Front door", "verify: zero rejections, VERIFIED", Blocked, "zero rejections, but COHERENT, not VERIFIED: "+strings.Join(v.Unverified, "; "))
+		add(CritCutFrontDoorVerify, Blocked, "zero rejections, but COHERENT, not VERIFIED: "+strings.Join(v.Unverified, "; "))
 	}
 	rep.finish()
 	return rep

@@ -49,23 +49,19 @@ func worse(a, b Status) Status {
 
 // Criterion kinds (Criterion.ID).
 const (
-	CritAcceptance   = "rfc.acceptance"
-	CritUpdated      = "rfc.updated"
-	CritRegister     = "rfc.register"
-	CritRequirement  = "requirement"
-	CritCorpus       = "requirement.corpus"
-	CritVerified     = "bundle.verified"
-	CritKey          = "bundle.key"
-	CritCertified    = "bundle.profiles-certified"
-	CritRelaxations  = "bundle.relaxations-empty"
-	CritGuard        = "bundle.guard-closed"
-	CritTier         = "bundle.tier"
-	CritCompanion    = "bundle.companion"
-	CritLive         = "bundle.live"
-	CritNoBundle     = "bundles"
-	CritCutWitness   = "cut.witness"
-	CritCutCoexist   = "cut.coexistence"
-	CritCutFrontDoor = "cut.front-door"
+	CritAcceptance  = "rfc.acceptance"
+	CritUpdated     = "rfc.updated"
+	CritRegister    = "rfc.register"
+	CritRequirement = "requirement"
+	CritCorpus      = "requirement.corpus"
+	CritVerified    = "bundle.verified"
+	CritKey         = "bundle.key"
+	CritCertified   = "bundle.profiles-certified"
+	CritRelaxations = "bundle.relaxations-empty"
+	CritGuard       = "bundle.guard-closed"
+	CritTier        = "bundle.tier"
+	CritCompanion   = "bundle.companion"
+	CritLive        = "bundle.live"
 )
 
 // Report is the result of one gate run.
@@ -139,6 +135,9 @@ type Criterion struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Evidence lists the rows looked at, counted or not.
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Warning marks a criterion of a warning-severity rule (Rule.Severity)
+	// that did not pass: it is reported and does not change the report's status.
+	Warning bool `json:"warning,omitempty"`
 }
 
 // Location is a line in a file.
@@ -197,7 +196,9 @@ type BundleInfo struct {
 func (r *Report) finish() {
 	r.Status = Pass
 	for _, c := range r.Criteria {
-		r.Status = worse(r.Status, c.Status)
+		if !c.Warning {
+			r.Status = worse(r.Status, c.Status)
+		}
 	}
 	r.ExitCode = r.Status.ExitCode()
 	if r.Notes == nil {
