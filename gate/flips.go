@@ -126,7 +126,9 @@ const flipsMaxFindings = 20
 // and each one it adds must verify (bundle.verified). A changed RFC whose Status
 // row cannot be read is BLOCKED, and so is a flip gated while the change edits a
 // policy file the gate trusts (the keyring, the host-tier table, the
-// harness-trust-anchor list).
+// harness-trust-anchor list, the corpus ledger, a --tsa-cert file, the
+// --registry file). Every policy file inside the work tree is read at Base and
+// at Head, and the stricter of the two is trusted (stricterPolicy).
 //
 // Status is read with package rfc, as gate accepted and gate audit read it.
 // cfg.Root is the spec repository, inside a git work tree; the history is read
