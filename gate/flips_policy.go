@@ -25,6 +25,8 @@ const (
 	policyLedger   = "the corpus ledger, an unsigned file"
 	policyTSA      = "a --tsa-cert file"
 	policyRegistry = "the profile registry"
+	policyHostKey  = "a --host-key file"
+	policyVerifier = "a --verifier-key file"
 )
 
 // flipsPolicy is what gate flips trusts of the policy files inside the work
@@ -32,11 +34,12 @@ const (
 // two (stricterPolicy). A nil field means the file is the same on both sides,
 // or lies outside the work tree, and is read as the caller gave it.
 type flipsPolicy struct {
-	// tsa maps each --tsa-cert file inside the work tree to its git path.
-	tsa     map[string]string
-	tiers   *tiers.File
-	ledger  *Ledger
-	anchors *Anchors
+	// tsa maps each --tsa-cert file inside the work tree to its git path, and
+	// keyFiles each --host-key or --verifier-key PEM file inside it.
+	tsa, keyFiles map[string]string
+	tiers         *tiers.File
+	ledger        *Ledger
+	anchors       *Anchors
 	// set says which of tiers, ledger and anchors replace what Open reads
 	// (a nil value then means the file is absent on one side).
 	set map[string]bool
@@ -48,7 +51,7 @@ type flipsPolicy struct {
 // beside a flip is BLOCKED (checkPolicy), and each is read at the base and the
 // head (stricterPolicy).
 func (f *flipsRun) registerPolicy(top string) {
-	f.strict = &flipsPolicy{tsa: map[string]string{}, set: map[string]bool{}}
+	f.strict = &flipsPolicy{tsa: map[string]string{}, keyFiles: map[string]string{}, set: map[string]bool{}}
 	ledger := f.cfg.LedgerFile
 	if ledger == "" {
 		ledger = filepath.Join(f.cfg.Root, "evidence", "corpus-ledger.json")
@@ -72,6 +75,17 @@ func (f *flipsRun) registerPolicy(top string) {
 			if gp, ok := gitPathOf(top, p); ok {
 				f.policy[gp] = policyTSA
 				f.strict.tsa[p] = gp
+			}
+		}
+	}
+	for what, set := range map[string]keys.Set{policyHostKey: opts.HostKeys, policyVerifier: opts.VerifierKeys} {
+		for _, k := range set {
+			if k.Source != keys.SourcePEMFile || k.Origin == "" {
+				continue
+			}
+			if gp, ok := gitPathOf(top, k.Origin); ok {
+				f.policy[gp] = what
+				f.strict.keyFiles[k.Origin] = gp
 			}
 		}
 	}
@@ -102,6 +116,8 @@ func (f *flipsRun) registerPolicy(top string) {
 //     other results of both are kept.
 //   - profile registry: the base's (a registry has no order of strictness);
 //     the embedded one when the base has none.
+//   - --host-key and --verifier-key PEM files: a key is trusted only when the
+//     base holds the same key in the same file.
 //
 // A policy file that cannot be parsed at the base is an *InputError.
 func (f *flipsRun) stricterPolicy() error {
@@ -215,6 +231,29 @@ func (f *flipsRun) stricterPolicy() error {
 			all.Files = files
 			opts.TSA, changedOpts = all, true
 		}
+	}
+
+	if len(f.strict.keyFiles) > 0 {
+		// A key file is trusted only when the base holds the same key in it.
+		keep := func(set keys.Set) (keys.Set, bool) {
+			var out keys.Set
+			dropped := false
+			for _, k := range set {
+				if gp, inTree := f.strict.keyFiles[k.Origin]; inTree && k.Source == keys.SourcePEMFile && differs(gp) {
+					if pub, err := keys.ParsePublicPEM(side[gp][0]); side[gp][0] == nil || err != nil || !pub.Equal(k.Key) {
+						dropped = true
+						note(gp, f.policy[gp])
+						continue
+					}
+				}
+				out = append(out, k)
+			}
+			return out, dropped
+		}
+		var dh, dv bool
+		opts.HostKeys, dh = keep(opts.HostKeys)
+		opts.VerifierKeys, dv = keep(opts.VerifierKeys)
+		changedOpts = changedOpts || dh || dv
 	}
 
 	if gp := gpOf(policyRegistry); gp != "" && differs(gp) {

@@ -254,3 +254,33 @@ func TestFlipsCorpusLedgerIsPolicy(t *testing.T) {
 		t.Fatalf("%s: %+v", rep.Status, corpus)
 	}
 }
+
+// A --host-key file inside the work tree is policy: a change that adds its own
+// key to the keys directory CI trusts, and a bundle signed by it, gets neither
+// the key (the base does not hold it) nor, beside a flip, a PASS.
+func TestFlipsHostKeyFileIsPolicy(t *testing.T) {
+	stranger := testkit.FixtureKey{Name: "stranger", ID: "stranger-1"}
+	pemBytes, err := keys.MarshalPublicPEM(testkit.Public(stranger.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFlipsRepo(t, map[string][]byte{"0901-sample.md": flipRFC("0901", statusRow("Draft"))})
+	f.commit(map[string][]byte{
+		"RFCS/0901-sample.md":                       flipRFC("0901", statusRow("Accepted")),
+		"keys/stranger-1.pub.pem":                   pemBytes,
+		"evidence/v2-host-bundles/new-stranger.json": testkit.Encode(testkit.BuildBundle(testkit.OriginUnlisted, stranger, nil, nil)),
+	})
+	hostKeys, err := keys.LoadPublic(filepath.Join(f.dir, "keys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := f.flips(t, verify.Options{Keyring: f.opts.Keyring, Registry: profiles.Default(), HostKeys: hostKeys})
+	c, ok := criterion(rep.Changes, gate.CritPolicy)
+	if !ok || c.Status != gate.Blocked || !strings.Contains(c.Reason, "stranger-1.pub.pem (a --host-key file)") {
+		t.Fatalf("%s: no flips.policy for the key file: %+v", rep.Status, rep.Changes.Criteria)
+	}
+	nb, ok := criterion(rep.Changes, gate.CritNewBundle)
+	if !ok || nb.Status == gate.Pass {
+		t.Fatalf("the change's own key verified its bundle: %+v", nb)
+	}
+}
