@@ -266,8 +266,8 @@ func TestFlipsHostKeyFileIsPolicy(t *testing.T) {
 	}
 	f := newFlipsRepo(t, map[string][]byte{"0901-sample.md": flipRFC("0901", statusRow("Draft"))})
 	f.commit(map[string][]byte{
-		"RFCS/0901-sample.md":                       flipRFC("0901", statusRow("Accepted")),
-		"keys/stranger-1.pub.pem":                   pemBytes,
+		"RFCS/0901-sample.md":                        flipRFC("0901", statusRow("Accepted")),
+		"keys/stranger-1.pub.pem":                    pemBytes,
 		"evidence/v2-host-bundles/new-stranger.json": testkit.Encode(testkit.BuildBundle(testkit.OriginUnlisted, stranger, nil, nil)),
 	})
 	hostKeys, err := keys.LoadPublic(filepath.Join(f.dir, "keys"))
