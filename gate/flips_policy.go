@@ -145,6 +145,9 @@ func (f *flipsRun) stricterPolicy() error {
 	baseName := func(gp string) string { return short(base) + ":" + strings.TrimPrefix(gp, f.prefix) }
 	differs := func(gp string) bool {
 		s := side[gp]
+		if s[0] == nil && s[1] == nil {
+			return false // absent on both sides: nothing to choose
+		}
 		return s[0] == nil || !bytes.Equal(s[0], s[1])
 	}
 	note := func(gp, what string) {
