@@ -247,6 +247,11 @@ func registerCriterion(x *rfc.RFC) Criterion {
 	return c
 }
 
+// ledgerUnsigned is what a (corpus) PASS rests on: the ledger is written by the
+// spec repository's own tooling and signed by nobody, so only review binds it
+// (gate flips BLOCKs an edit to it beside a flip).
+const ledgerUnsigned = "an unsigned file: the spec's corpus tooling writes it, no signature binds it, only review does"
+
 // corpusCriterion looks a (corpus) id up in the corpus ledger.
 func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
 	c := Criterion{ID: CritCorpus, Title: "(corpus) id executed-pass in the corpus ledger", Requirement: q.ID}
@@ -271,7 +276,7 @@ func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
 	sort.Strings(other)
 	switch {
 	case len(pass) > 0:
-		c.Status, c.Reason = Pass, fmt.Sprintf("%s: executed-pass for %s", r.Ledger.File, firstN(pass, 3))
+		c.Status, c.Reason = Pass, fmt.Sprintf("%s: executed-pass for %s (%s)", r.Ledger.File, firstN(pass, 3), ledgerUnsigned)
 	case len(other) > 0:
 		c.Status, c.Reason = Fail, fmt.Sprintf("%s records no executed-pass, only %s", r.Ledger.File, firstN(other, 3))
 	default:

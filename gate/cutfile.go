@@ -1,6 +1,9 @@
 package gate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,26 +46,37 @@ func (e *DiscoveryFileError) Error() string {
 
 func (e *DiscoveryFileError) Unwrap() error { return e.Err }
 
-// CutFile reads the inputs and runs Cut. A bundle that cannot be read is an
+// CutFile reads the inputs and runs Cut. The bundle file is read once: the key
+// the discovery document publishes under its signature.keyId and the verdict
+// both come from that one read. A bundle that cannot be read is an
 // *InputError, a discovery document a *DiscoveryFileError.
 func CutFile(req CutFileRequest) (*Report, error) {
 	cut := CutRequest{ScenarioMajors: req.ScenarioMajors, ScenariosDir: req.ScenariosDir, InteropMatrix: req.InteropMatrix}
 	opts := req.Options
+	var doc *bundle.Value
 	if req.HostDiscovery != "" {
 		data, err := limitedfile.Read(req.HostDiscovery, limitedfile.MaxPolicy)
 		if err != nil {
 			return nil, &DiscoveryFileError{File: req.HostDiscovery, Err: err}
 		}
-		doc, err := bundle.ParseIJSON(data)
+		d, err := bundle.ParseIJSON(data)
 		if err != nil {
 			return nil, &DiscoveryFileError{File: req.HostDiscovery, Parsed: true, Err: err}
 		}
-		cut.HostDiscovery, cut.HostDiscoveryDoc = req.HostDiscovery, &doc
-		if raw, err := bundle.ReadFile(req.File); err == nil {
-			if b, _, err := bundle.Parse(raw); err == nil && b.Signature != nil {
-				if k, err := keys.FromDiscovery(&doc, b.Signature.KeyID, keys.SourceDiscovery, req.HostDiscovery); err == nil {
-					opts.HostKeys = append(append(keys.Set{}, opts.HostKeys...), k)
-				}
+		doc = &d
+		cut.HostDiscovery, cut.HostDiscoveryDoc = req.HostDiscovery, doc
+	}
+	raw, err := bundle.ReadFile(req.File)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("no such file")
+		}
+		return nil, &InputError{Err: fmt.Errorf("%s: %v", req.File, err)}
+	}
+	if doc != nil {
+		if b, _, err := bundle.Parse(raw); err == nil && b.Signature != nil {
+			if k, err := keys.FromDiscovery(doc, b.Signature.KeyID, keys.SourceDiscovery, req.HostDiscovery); err == nil {
+				opts.HostKeys = append(append(keys.Set{}, opts.HostKeys...), k)
 			}
 		}
 	}
@@ -81,8 +95,26 @@ func CutFile(req CutFileRequest) (*Report, error) {
 		}
 	}
 	loader := &Loader{Options: opts}
-	if cut.Entry = loader.LoadFile(req.File); cut.Entry.Bundle == nil {
+	if cut.Entry = loader.loadData(req.File, raw); cut.Entry.Bundle == nil {
 		return nil, &InputError{Err: fmt.Errorf("%s: %v", req.File, cut.Entry.Err)}
 	}
 	return Cut(cut), nil
+}
+
+// loadData is LoadFile over a file's content already read: the time-stamp
+// tokens beside it are read, and the content judged (cached as LoadFile does).
+func (l *Loader) loadData(path string, data []byte) *Entry {
+	if loadHook != nil {
+		loadHook(path)
+	}
+	sum := sha256.Sum256(data)
+	e := &Entry{File: path, Sha256: hex.EncodeToString(sum[:])}
+	ts, key, err := readTokens(path)
+	if err != nil {
+		e.Err = err
+		return e
+	}
+	j := l.judge(e.Sha256+key, data, ts)
+	e.Err, e.Bundle, e.Verdict = j.err, j.bundle, j.verdict
+	return e
 }

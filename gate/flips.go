@@ -126,7 +126,9 @@ const flipsMaxFindings = 20
 // and each one it adds must verify (bundle.verified). A changed RFC whose Status
 // row cannot be read is BLOCKED, and so is a flip gated while the change edits a
 // policy file the gate trusts (the keyring, the host-tier table, the
-// harness-trust-anchor list).
+// harness-trust-anchor list, the corpus ledger, a --tsa-cert file, the
+// --registry file). Every policy file inside the work tree is read at Base and
+// at Head, and the stricter of the two is trusted (stricterPolicy).
 //
 // Status is read with package rfc, as gate accepted and gate audit read it.
 // cfg.Root is the spec repository, inside a git work tree; the history is read
@@ -164,7 +166,9 @@ type flipsRun struct {
 	shallow bool
 	// policy maps the git path of each policy file inside the work tree to what
 	// it is ("the keyring").
-	policy  map[string]string
+	policy map[string]string
+	// strict is the policy read at the base and the head (flips_policy.go).
+	strict  *flipsPolicy
 	blobs   map[string][]byte
 	repo    *Repo
 	rep     *FlipsReport
@@ -255,16 +259,16 @@ func startFlips(ctx context.Context, cfg Config, req FlipsRequest) (*flipsRun, e
 	if f.shallow {
 		rep.Notes = append(rep.Notes, "the clone is shallow, so the git binder is not used for bundle.tier (fetch the whole history: actions/checkout with fetch-depth: 0)")
 	}
-	for what, p := range map[string]string{"the keyring": cfg.KeyringPath, "the host-tier table": cfg.TiersFile, "the harness-trust-anchor list": cfg.AnchorsFile} {
-		if gp, ok := gitPathOf(top, p); ok {
-			f.policy[gp] = what
-		}
-	}
+	f.registerPolicy(top)
 	if dirty, err := g.dirty(f.watched()); err != nil {
 		return nil, &InputError{Err: err}
 	} else if len(dirty) > 0 {
 		return fail("uncommitted changes the gate would read: %s. gate flips compares commits but reads the work tree: commit or stash them", firstN(dirty, 3))
 	}
+	if err := f.stricterPolicy(); err != nil {
+		return nil, err
+	}
+	cfg = f.cfg
 	var hostKeys int
 	var tsaCerts []string
 	if cfg.Loader != nil {
@@ -373,6 +377,7 @@ func (f *flipsRun) openRepo() (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.strict.apply(r)
 	f.repo = r
 	return r, nil
 }

@@ -73,31 +73,59 @@ func LoadTrust(paths ...string) (*Trust, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := 0
-		for rest := data; ; {
-			var block *pem.Block
-			block, rest = pem.Decode(rest)
-			if block == nil {
-				break
-			}
-			if block.Type != "CERTIFICATE" {
-				what := "a " + block.Type + " block"
-				if strings.Contains(block.Type, "PRIVATE KEY") {
-					what = "a private key"
-				}
-				return nil, fmt.Errorf("%s holds %s, not a certificate: give the TSA's certificate or its CA's (PEM, BEGIN CERTIFICATE)", path, what)
-			}
-			c, err := x509.ParseCertificate(block.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("%s: certificate %d cannot be parsed: %v", path, n+1, err)
-			}
-			t.add(c)
-			n++
+		if err := t.addPEM(path, data); err != nil {
+			return nil, err
 		}
-		if n == 0 {
-			return nil, fmt.Errorf("%s holds no PEM certificate: give the TSA's certificate or its CA's (PEM, BEGIN CERTIFICATE)", path)
-		}
-		t.Files = append(t.Files, path)
 	}
 	return t, nil
+}
+
+// ParseTrust is LoadTrust over one file's content already read (a revision of
+// it from git, say); name is the file, for messages and Files.
+func ParseTrust(name string, data []byte) (*Trust, error) {
+	if len(data) > MaxCertFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes, the cap for a PEM file of TSA certificates", name, MaxCertFile)
+	}
+	t := NewTrust()
+	if err := t.addPEM(name, data); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Certificates returns the trusted certificates (nil for a nil Trust).
+func (t *Trust) Certificates() []*x509.Certificate {
+	if t == nil {
+		return nil
+	}
+	return append([]*x509.Certificate(nil), t.certs...)
+}
+
+func (t *Trust) addPEM(path string, data []byte) error {
+	n := 0
+	for rest := data; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			what := "a " + block.Type + " block"
+			if strings.Contains(block.Type, "PRIVATE KEY") {
+				what = "a private key"
+			}
+			return fmt.Errorf("%s holds %s, not a certificate: give the TSA's certificate or its CA's (PEM, BEGIN CERTIFICATE)", path, what)
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return fmt.Errorf("%s: certificate %d cannot be parsed: %v", path, n+1, err)
+		}
+		t.add(c)
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("%s holds no PEM certificate: give the TSA's certificate or its CA's (PEM, BEGIN CERTIFICATE)", path)
+	}
+	t.Files = append(t.Files, path)
+	return nil
 }
