@@ -42,9 +42,9 @@ type Input struct {
 	// Rows are held by the assembled bundle, not copied: leave them unchanged
 	// while it is in use.
 	Rows []bundle.Row
-	// Discovery is the captured document; its Sha256 (set by the capture, empty
-	// to have it computed) becomes discovery.sha256 unless a secret is scrubbed
-	// from the document.
+	// Discovery is the captured document, embedded as captured (never
+	// scrubbed: it is public); its Sha256 (set by the capture, empty to have it
+	// computed) becomes discovery.sha256.
 	Discovery *discovery.Document
 	Build     bundle.Build
 	// Suite: Version, TargetMajor, SpecArtifactsVersion (default "repo-layout"),
@@ -87,6 +87,9 @@ type Assembled struct {
 	Profiles []profiles.Assessment
 	// Redacted lists the JSON pointers where a secret was replaced.
 	Redacted []string
+	// LeftAlone notes each candidate secret that was not scrubbed, and why (see
+	// SecretSet.LeftAlone); it never quotes a value.
+	LeftAlone []string
 	// Warnings are facts the maintainer should see that do not stop the mint.
 	Warnings []string
 }
@@ -94,8 +97,10 @@ type Assembled struct {
 // Assemble builds the unsigned bundle: rows (plus opt-out rows the rows lack), the
 // discovery capture, build, suite, host, relaxations and deployment; the claimed
 // profiles with witnessCount and certified (profiles.Assess); durability.rung when
-// the rows derive one. It scrubs every secret (Secrets) from the whole document
-// before sealing, so the digests are over the scrubbed text, then seals it.
+// the rows derive one. It scrubs every secret (CollectSecrets) from the bundle
+// before sealing, so the digests are over the scrubbed text, then seals it. The
+// discovery document is never scrubbed: it is public, so a secret found in it is
+// no secret, and is left alone in the rows too (Assembled.LeftAlone says so).
 func Assemble(in Input) (*Assembled, error) {
 	if err := check(in); err != nil {
 		return nil, err
@@ -157,10 +162,20 @@ func Assemble(in Input) (*Assembled, error) {
 		Results: bundle.ResultSet{Requirements: rows},
 	}
 
-	// Scrub the whole document, then read it back: what is sealed and signed is
-	// exactly the scrubbed text.
-	secrets := Secrets(in.Secrets, in.Env, in.KeyPEM, in.KeyID)
-	scrubbed, where := Scrub(b.Value(), secrets)
+	// Scrub the whole bundle, then read it back: what is sealed and signed is
+	// exactly the scrubbed text. The discovery document is public by definition
+	// and is never rewritten: a secret it holds is not one (DropPublished), so
+	// nothing in it matches what is left to scrub.
+	set := CollectSecrets(in.Secrets, in.Env, in.KeyPEM, in.KeyID)
+	set.DropPublished(&doc, "/discovery/document")
+	out.LeftAlone = set.LeftAlone
+	for _, note := range set.Published {
+		out.Warnings = append(out.Warnings, "the signing key's private key text is in the discovery document, which is public: the key is compromised; retire it ("+note+")")
+	}
+	scrubbed, where := Scrub(b.Value(), set.Values)
+	if slices.ContainsFunc(where, func(ptr string) bool { return strings.HasPrefix(ptr, "/discovery/document/") }) {
+		return nil, fmt.Errorf("scrubbing secrets would rewrite the discovery document (%s), which is never rewritten", strings.Join(where, ", "))
+	}
 	out.Redacted = where
 	b.Raw = scrubbed // what b encodes to: Seal, Sign and Encode take its rows from it
 	if len(where) > 0 {
@@ -197,12 +212,9 @@ func Assemble(in Input) (*Assembled, error) {
 	if rung, err := bundle.DeriveRung(b.Results.Requirements); err == nil {
 		b.Durability = &bundle.Durability{Rung: rung}
 	}
-	// The capture computed the document's digest; scrubbing the document changes it.
-	known := in.Discovery.Sha256
-	if slices.ContainsFunc(where, func(ptr string) bool { return strings.HasPrefix(ptr, "/discovery/document/") }) {
-		known = ""
-	}
-	if err := b.SealWithDiscoveryDigest(known); err != nil {
+	// The capture computed the document's digest, and the document is embedded
+	// as captured.
+	if err := b.SealWithDiscoveryDigest(in.Discovery.Sha256); err != nil {
 		return nil, fmt.Errorf("sealing the bundle: %w", err)
 	}
 	if b.AssertionCount < 1 {
@@ -345,6 +357,46 @@ func Sign(a *Assembled, host *keys.Signer, keyID string, verifier *keys.Signer, 
 		}
 	}
 	return nil
+}
+
+// PublishedKey returns the key the discovery document publishes as keyID, and
+// whether it publishes a usable one: the key every reviewer resolving keyID
+// there verifies the signature under.
+func PublishedKey(doc *bundle.Value, keyID string) (keys.PublicKey, bool) {
+	if doc == nil {
+		return keys.PublicKey{}, false
+	}
+	pub, err := keys.FromDiscovery(doc, keyID, keys.SourceDiscovery, "discovery document")
+	return pub, err == nil
+}
+
+// UnpublishedKeyError is a signing key whose public half is not the one the
+// bundle's discovery document publishes under its key id: every reviewer resolves
+// the key id there, so the bundle would be REJECTED [signature-invalid]. Nothing is
+// signed. A key not yet published is signed with only when the caller opts out
+// explicitly (Job.UnpublishedKey, SignJob.UnpublishedKey).
+type UnpublishedKeyError struct{ KeyID string }
+
+func (e *UnpublishedKeyError) Error() string {
+	return fmt.Sprintf("the signing key is not the key the discovery document publishes as %s (its public half differs): every reviewer resolves %s there, so the bundle would be REJECTED [signature-invalid]; sign with the published key, or pass --unpublished-key to sign with a key not yet published", e.KeyID, e.KeyID)
+}
+
+// selfCheckHostKey picks the key the self-check verifies a host signature under:
+// the key the document publishes as keyID, as a reviewer would, when it publishes
+// one. A signer whose public half differs is refused (*UnpublishedKeyError) unless
+// unpublished is set; then, and when the document publishes no usable key under
+// keyID, the signer's own key is used, and notPublished says so.
+func selfCheckHostKey(doc *bundle.Value, signer *keys.Signer, keyID string, unpublished bool) (key keys.PublicKey, notPublished bool, err error) {
+	pub, ok := PublishedKey(doc, keyID)
+	switch {
+	case ok && pub.Key.Equal(signer.Public):
+		// The published key, byte for byte; named as the signer's, so the
+		// verdict describes the key that signed.
+		return signer.Key(keyID), false, nil
+	case ok && !unpublished:
+		return keys.PublicKey{}, false, &UnpublishedKeyError{KeyID: keyID}
+	}
+	return signer.Key(keyID), true, nil
 }
 
 // Tolerated are the rejections a freshly signed bundle may carry and still be

@@ -598,8 +598,9 @@ func BenchmarkMintVersusVerify500(b *testing.B) {
 }
 
 // Assemble takes discovery.sha256 from the captured document (the capture computed
-// it) unless a secret is scrubbed from the document; one left empty is computed,
-// and a wrong one makes a bundle the self-check refuses, so it is never written.
+// it), always: the document is never scrubbed, so a secret it holds changes
+// nothing. One left empty is computed, and a wrong one makes a bundle the
+// self-check refuses, so it is never written.
 func TestMintTakesTheCapturedDiscoveryDigest(t *testing.T) {
 	s := hostSigner(t)
 	want := input(t, s).Discovery.Sha256
@@ -608,10 +609,11 @@ func TestMintTakesTheCapturedDiscoveryDigest(t *testing.T) {
 		secret  string
 		refused bool
 	}{
-		"captured":        {sha256: want},
-		"empty":           {sha256: ""},
-		"wrong":           {sha256: strings.Repeat("0", 64), refused: true},
-		"wrong, scrubbed": {sha256: strings.Repeat("0", 64), secret: "certcut tests"},
+		"captured":                         {sha256: want},
+		"empty":                            {sha256: ""},
+		"wrong":                            {sha256: strings.Repeat("0", 64), refused: true},
+		"captured, secret in the document": {sha256: want, secret: "certcut tests"},
+		"wrong, secret in the document":    {sha256: strings.Repeat("0", 64), secret: "certcut tests", refused: true},
 	} {
 		in := input(t, s)
 		in.Discovery = &discovery.Document{URL: in.Discovery.URL, Value: in.Discovery.Value, Sha256: tc.sha256}
@@ -627,10 +629,10 @@ func TestMintTakesTheCapturedDiscoveryDigest(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", name, err)
-		case tc.secret == "" && asm.Bundle.Discovery.Sha256 != want:
+		case asm.Bundle.Discovery.Sha256 != want:
 			t.Errorf("%s: discovery.sha256 %s, want %s", name, asm.Bundle.Discovery.Sha256, want)
-		case tc.secret != "" && (asm.Bundle.Discovery.Sha256 == want || bytes.Contains(data, []byte(tc.secret))):
-			t.Errorf("%s: the scrubbed document kept digest %s", name, asm.Bundle.Discovery.Sha256)
+		case tc.secret != "" && (!bytes.Contains(data, []byte(tc.secret)) || len(asm.Redacted) != 0 || len(asm.LeftAlone) != 1):
+			t.Errorf("%s: a value of the document was scrubbed (redacted %v, left alone %v)", name, asm.Redacted, asm.LeftAlone)
 		}
 	}
 }

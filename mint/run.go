@@ -18,6 +18,12 @@ type Job struct {
 	// VerifierKeyID.
 	Verifier      *keys.Signer
 	VerifierKeyID string
+	// UnpublishedKey signs with a Host key whose public half differs from the
+	// one the discovery document publishes under Input.KeyID (a key not yet
+	// published); without it Run refuses such a key (*UnpublishedKeyError). The
+	// self-check then verifies under the signer's own key, and the Report says
+	// the key is not published.
+	UnpublishedKey bool
 }
 
 // Cut is a bundle minted and self-checked, not yet written.
@@ -48,12 +54,20 @@ func Run(job Job) (*Cut, error) {
 	}
 	tolerated := ToleratedUnsigned
 	var hostKeys, verifierKeys keys.Set
+	notPublished := false
 	if job.Host != nil {
 		tolerated = Tolerated
+		// The self-check verifies under the key the document publishes, as any
+		// reviewer does: a key that is not it is refused before anything is signed.
+		hostKey, unpub, err := selfCheckHostKey(asm.Bundle.Discovery.Document, job.Host, job.Input.KeyID, job.UnpublishedKey)
+		if err != nil {
+			return nil, err
+		}
+		notPublished = unpub
 		if err := Sign(asm, job.Host, job.Input.KeyID, job.Verifier, job.VerifierKeyID); err != nil {
 			return nil, &SigningError{Err: err}
 		}
-		hostKeys = keys.Set{job.Host.Key(job.Input.KeyID)}
+		hostKeys = keys.Set{hostKey}
 		if job.Verifier != nil {
 			verifierKeys = keys.Set{job.Verifier.Key(job.VerifierKeyID)}
 		}
@@ -67,6 +81,7 @@ func Run(job Job) (*Cut, error) {
 		return nil, err
 	}
 	c := &Cut{Bundle: asm.Bundle, Data: data, Verdict: verdict, Report: newReport(job.Input.KeyID, asm, job.Host != nil, verdict)}
+	c.Report.KeyNotPublished = job.Host != nil && notPublished
 	return c, err
 }
 
@@ -86,7 +101,13 @@ type Report struct {
 	Profiles        []profiles.Assessment `json:"profiles"`
 	DurabilityRung  string                `json:"durabilityRung,omitempty"`
 	Redacted        []string              `json:"redacted"`
-	Warnings        []string              `json:"warnings"`
+	// LeftAlone notes what was considered a secret and not scrubbed, and why.
+	LeftAlone []string `json:"leftAlone"`
+	Warnings  []string `json:"warnings"`
+	// KeyNotPublished: the discovery document does not publish the signing key
+	// under KeyID (none, or another with --unpublished-key), so the self-check
+	// verified under the signer's own key, not under a key a reviewer resolves.
+	KeyNotPublished bool `json:"keyNotPublished"`
 	// Verdict is the self-check's outcome (VERIFIED, or COHERENT for a bundle
 	// still waiting for a signature); SelfCheck is the verdict itself.
 	Verdict   string             `json:"verdict,omitempty"`
@@ -114,7 +135,7 @@ func newReport(keyID string, asm *Assembled, signed bool, v *verify.Verdict) Rep
 	rep := Report{
 		Signed: signed, KeyID: keyID, Rows: len(b.Results.Requirements), AssertionCount: b.AssertionCount,
 		Totals: b.Results.Totals, WitnessSha256: b.WitnessSha256, DiscoverySha256: b.Discovery.Sha256,
-		Certified: []string{}, Profiles: asm.Profiles, Redacted: nonNil(asm.Redacted), Warnings: nonNil(asm.Warnings),
+		Certified: []string{}, Profiles: asm.Profiles, Redacted: nonNil(asm.Redacted), LeftAlone: nonNil(asm.LeftAlone), Warnings: nonNil(asm.Warnings),
 		Verdict: string(v.Outcome), SelfCheck: v,
 	}
 	if rep.Profiles == nil {

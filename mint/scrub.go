@@ -33,44 +33,193 @@ func RedactionMarker(secret string) string {
 // secrets (the reference evidenceSecretsFromEnv rule).
 var secretEnvName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL`)
 
-// Secrets collects what must never enter evidence: the given values, the value of
-// every OPENWOP_* environment variable whose name says KEY, TOKEN, SECRET, PASSWORD
-// or CREDENTIAL, the signing key's PEM text (whole, and its base64 body), and the
-// canary. Blank values are dropped (scrubbing "" would blank every string), and so
-// is any value equal to an exempt one (the published key id). The result is sorted
-// longest first, so a secret inside a longer one is never half-scrubbed.
+// MinEnvSecretLen is the shortest value of a secret-named OPENWOP_* variable that
+// is taken for a secret. Shorter values are settings (an algorithm name, a flag, a
+// short id): scrubbing them would rewrite every place the same word appears, the
+// discovery document included, and a credential is never that short. Explicit
+// --secret values have no minimum.
+const MinEnvSecretLen = 12
+
+// commonWords are values of secret-named variables that are settings, not
+// credentials, whatever their length: algorithm names and booleans (numbers are
+// recognised by form). They are compared lower-cased.
+var commonWords = map[string]bool{
+	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true,
+	"enabled": true, "disabled": true, "none": true, "null": true,
+	"ed25519": true, "ed448": true, "eddsa": true, "ecdsa": true, "rsa": true, "x25519": true,
+	"es256": true, "es384": true, "es512": true, "rs256": true, "rs384": true, "rs512": true,
+	"ps256": true, "ps384": true, "ps512": true, "hs256": true, "hs384": true, "hs512": true,
+	"sha256": true, "sha-256": true, "sha384": true, "sha-384": true, "sha512": true, "sha-512": true,
+	"p-256": true, "p-384": true, "p-521": true, "secp256k1": true, "rsa-pss": true, "rsassa-pss": true,
+	"hmac-sha256": true, "hmac-sha512": true, "aes-256-gcm": true, "chacha20-poly1305": true,
+	"ecdsa-p256-sha256": true, "ecdsa-p384-sha384": true, "rsa-pss-sha256": true, "ed25519-sha512": true,
+}
+
+// numberForm matches a value that is a number (a TTL, a port, a count).
+var numberForm = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
+// notASecret says why the value of a secret-named environment variable is not
+// taken for a secret, or "" when it is one.
+func notASecret(value string) string {
+	v := strings.TrimSpace(value)
+	switch {
+	case numberForm.MatchString(v):
+		return "a number"
+	case commonWords[strings.ToLower(v)]:
+		return "an algorithm name or a boolean"
+	case len(v) < MinEnvSecretLen:
+		return fmt.Sprintf("%d characters, fewer than %d", len(v), MinEnvSecretLen)
+	}
+	return ""
+}
+
+// SecretSet is what must never enter evidence, with where each value came from,
+// and notes on what was considered and left alone (never quoting a value).
+type SecretSet struct {
+	// Values are the secrets, longest first (see Secrets).
+	Values []string
+	// LeftAlone says, one note each, which candidate was not taken for a secret
+	// and why: an environment value too short or a common word, a value the
+	// discovery document publishes (DropPublished).
+	LeftAlone []string
+	// Published are the notes of DropPublished for secrets that came from the
+	// signing key's PEM: a published private key, which the caller must warn of.
+	Published []string
+	from      map[string]string
+}
+
+// From names where a secret came from, never quoting it: "--secret", "the
+// environment variable NAME", "the signing key", "the conformance canary".
+func (s *SecretSet) From(value string) string { return s.from[value] }
+
+// Secrets collects what must never enter evidence (see CollectSecrets) and
+// returns the values alone, sorted longest first, so a secret inside a longer
+// one is never half-scrubbed.
 func Secrets(given []string, env []string, keyPEM []byte, exempt ...string) []string {
-	set := map[string]bool{}
-	add := func(s string) {
-		if strings.TrimSpace(s) != "" && !slices.Contains(exempt, s) {
-			set[s] = true
+	return CollectSecrets(given, env, keyPEM, exempt...).Values
+}
+
+// CollectSecrets collects what must never enter evidence: the given values, the
+// value of every OPENWOP_* environment variable whose name says KEY, TOKEN,
+// SECRET, PASSWORD or CREDENTIAL — unless it is a setting rather than a
+// credential (shorter than MinEnvSecretLen, a number, or a common word such as
+// an algorithm name or a boolean; LeftAlone notes it) — the signing key's PEM
+// text (whole, and its base64 body), and the canary. Blank values are dropped
+// (scrubbing "" would blank every string), and so is any value equal to an
+// exempt one (the published key id). Given values keep no minimum: the caller
+// named them.
+func CollectSecrets(given []string, env []string, keyPEM []byte, exempt ...string) *SecretSet {
+	out := &SecretSet{from: map[string]string{}}
+	add := func(s, from string) {
+		if strings.TrimSpace(s) == "" || slices.Contains(exempt, s) {
+			return
+		}
+		if _, ok := out.from[s]; !ok {
+			out.from[s] = from
 		}
 	}
 	for _, s := range given {
-		add(s)
+		add(s, "a --secret value")
 	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && strings.HasPrefix(name, "OPENWOP_") && secretEnvName.MatchString(name) {
-			add(value)
-			add(strings.TrimSpace(value))
+		if !ok || !strings.HasPrefix(name, "OPENWOP_") || !secretEnvName.MatchString(name) {
+			continue
 		}
+		if strings.TrimSpace(value) == "" || slices.Contains(exempt, value) || slices.Contains(exempt, strings.TrimSpace(value)) {
+			continue
+		}
+		if why := notASecret(value); why != "" {
+			out.LeftAlone = append(out.LeftAlone, name+" ("+why+"): a setting, not a credential")
+			continue
+		}
+		add(value, "the value of "+name)
+		add(strings.TrimSpace(value), "the value of "+name)
 	}
 	for _, s := range PEMSecrets(keyPEM) {
-		add(s)
+		add(s, "the signing key's private key text")
 	}
-	add(Canary)
-	out := make([]string, 0, len(set))
-	for s := range set {
-		out = append(out, s)
+	add(Canary, "the conformance canary")
+	out.sort()
+	return out
+}
+
+func (s *SecretSet) sort() {
+	s.Values = s.Values[:0]
+	for v := range s.from {
+		s.Values = append(s.Values, v)
 	}
-	slices.SortFunc(out, func(a, b string) int {
+	slices.SortFunc(s.Values, func(a, b string) int {
 		if len(a) != len(b) {
 			return len(b) - len(a)
 		}
 		return strings.Compare(a, b)
 	})
-	return out
+}
+
+// DropPublished removes from the set every secret that occurs in the discovery
+// document doc (in a string or a member name), and notes each: the document is
+// public by definition (it is served at /.well-known/openwop), so a value found
+// there is not a secret, and it is left alone everywhere — in the document, which
+// is never rewritten (its digest must stay the served document's), and in the
+// rows. at is the document's JSON pointer in the bundle, for the notes. A nil
+// doc drops nothing.
+func (s *SecretSet) DropPublished(doc *bundle.Value, at string) {
+	if doc == nil || len(s.Values) == 0 {
+		return
+	}
+	found := map[string]string{} // secret -> first pointer
+	sc := newScrubber(s.Values)
+	var path []pathToken
+	look := func(text string, suffix string) {
+		if !sc.mayHold(text) {
+			return
+		}
+		for _, secret := range s.Values {
+			if _, seen := found[secret]; !seen && strings.Contains(text, secret) {
+				found[secret] = at + pointerAt(path) + suffix
+			}
+		}
+	}
+	var walk func(v bundle.Value)
+	walk = func(v bundle.Value) {
+		switch v.Kind() {
+		case bundle.String:
+			str, _ := v.Str()
+			look(str, "")
+		case bundle.Array:
+			for i, item := range v.Items() {
+				path = append(path, pathToken{index: i})
+				walk(item)
+				path = path[:len(path)-1]
+			}
+		case bundle.Object:
+			for _, m := range v.Members() {
+				path = append(path, pathToken{name: m.Name, index: -1})
+				look(m.Name, " (member name)")
+				walk(m.Value)
+				path = path[:len(path)-1]
+			}
+		}
+	}
+	walk(*doc)
+	if len(found) == 0 {
+		return
+	}
+	for _, secret := range s.Values { // longest first: a stable order
+		ptr, ok := found[secret]
+		if !ok {
+			continue
+		}
+		from := s.from[secret]
+		note := fmt.Sprintf("%s is published in the discovery document at %s: the document is public, so it is not a secret; not scrubbed anywhere", from, strings.TrimSuffix(ptr, "/"))
+		s.LeftAlone = append(s.LeftAlone, note)
+		if strings.HasPrefix(from, "the signing key") {
+			s.Published = append(s.Published, note)
+		}
+		delete(s.from, secret)
+	}
+	s.sort()
 }
 
 // PEMSecrets returns the forms of a private key's PEM text that must never be

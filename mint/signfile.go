@@ -2,6 +2,8 @@ package mint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/keys"
@@ -24,10 +26,17 @@ type SignJob struct {
 	// signer's own key is added to its role's).
 	HostKeys, VerifierKeys keys.Set
 	Registry               *profiles.Registry
-	// Secrets must not be published (Secrets): found in a signed or derived
-	// member they refuse the bundle (*SecretInSignedError); in an unsigned one
-	// they are scrubbed, and Signed.Redacted lists where.
-	Secrets []string
+	// Secrets must not be published (CollectSecrets): found in a signed or
+	// derived member they refuse the bundle (*SecretInSignedError); in an
+	// unsigned one they are scrubbed, and Signed.Redacted lists where. A value
+	// the bundle's discovery document holds is public, so not a secret
+	// (SecretSet.DropPublished): Signed.LeftAlone notes it. Nil is no secret.
+	Secrets *SecretSet
+	// UnpublishedKey signs as host with a key whose public half differs from
+	// the one the bundle's discovery document publishes under KeyID; without it
+	// SignFile refuses such a key (*UnpublishedKeyError). The self-check then
+	// verifies under the signer's own key, and Signed.KeyNotPublished is set.
+	UnpublishedKey bool
 }
 
 // Signed is a bundle signed and self-checked, not yet written.
@@ -36,8 +45,14 @@ type Signed struct {
 	Data     []byte
 	Verdict  *verify.Verdict
 	Redacted []string
+	// LeftAlone notes what was considered a secret and not scrubbed, and why.
+	LeftAlone []string
 	// Role is "host" or "independent verifier".
 	Role string
+	// KeyNotPublished: signed as host with a key the discovery document does
+	// not publish under the key id (none, or another with UnpublishedKey); the
+	// self-check verified under the signer's own key.
+	KeyNotPublished bool
 }
 
 // MalformedError is a bundle to sign that is I-JSON but not a well-formed bundle
@@ -91,7 +106,21 @@ func SignFile(job SignJob) (*Signed, error) {
 		return nil, err
 	}
 	// Secrets before anything else is said about the content: a problem quotes it.
-	scrubbed, redacted, err := ScrubUnbound(b.Raw, job.Secrets)
+	// A value the discovery document holds is public, and the document is never
+	// rewritten.
+	set := job.Secrets
+	if set == nil {
+		set = &SecretSet{}
+	} else {
+		copied := *set
+		copied.from = maps.Clone(set.from)
+		copied.LeftAlone = slices.Clone(set.LeftAlone)
+		set = &copied
+	}
+	if doc, ok := b.Raw.Path("discovery", "document"); ok {
+		set.DropPublished(&doc, "/discovery/document")
+	}
+	scrubbed, redacted, err := ScrubUnbound(b.Raw, set.Values)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", job.Name, err)
 	}
@@ -111,9 +140,12 @@ func SignFile(job SignJob) (*Signed, error) {
 	}
 	tolerated := Tolerated
 	hostKeys, verifierKeys := job.HostKeys, job.VerifierKeys
-	out := &Signed{Bundle: b, Redacted: redacted, Role: "host"}
+	out := &Signed{Bundle: b, Redacted: redacted, LeftAlone: set.LeftAlone, Role: "host"}
 	if out.Redacted == nil {
 		out.Redacted = []string{}
+	}
+	if out.LeftAlone == nil {
+		out.LeftAlone = []string{}
 	}
 	if job.AsVerifier {
 		out.Role = "independent verifier"
@@ -134,10 +166,17 @@ func SignFile(job SignJob) (*Signed, error) {
 		if b.Host.SigningKeyID != "" && b.Host.SigningKeyID != job.KeyID {
 			return nil, &KeyIDMismatchError{Given: job.KeyID, Bundle: b.Host.SigningKeyID}
 		}
+		// The self-check verifies under the key the document publishes, as any
+		// reviewer does: a key that is not it is refused before it signs.
+		hostKey, notPublished, err := selfCheckHostKey(b.Discovery.Document, job.Signer, job.KeyID, job.UnpublishedKey)
+		if err != nil {
+			return nil, err
+		}
+		out.KeyNotPublished = notPublished
 		if err := keys.SignBundle(b, job.Signer, job.KeyID); err != nil {
 			return nil, &SigningError{Err: err}
 		}
-		hostKeys = append(keys.Set{job.Signer.Key(job.KeyID)}, hostKeys...)
+		hostKeys = append(keys.Set{hostKey}, hostKeys...)
 	}
 	if out.Data, err = Encode(b); err != nil {
 		return nil, err

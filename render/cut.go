@@ -55,7 +55,8 @@ func WriteMint(stdout, stderr io.Writer, rep *mint.Report) error {
 	if len(rep.Redacted) > 0 {
 		fmt.Fprintf(w, "redacted:  %d place(s): %s\n", len(rep.Redacted), Inline(strings.Join(rep.Redacted, ", ")))
 	}
-	fmt.Fprintf(w, "self-check: %s\n", SelfCheckWords(rep.SelfCheck))
+	writeLeftAlone(w, rep.LeftAlone)
+	fmt.Fprintf(w, "self-check: %s%s\n", SelfCheckWords(rep.SelfCheck), notPublished(rep.KeyNotPublished, rep.KeyID))
 	for _, t := range rep.Timestamps {
 		fmt.Fprintf(w, "timestamp: %s\n", Inline(TokenLine(t)))
 	}
@@ -63,6 +64,22 @@ func WriteMint(stdout, stderr io.Writer, rep *mint.Report) error {
 		return err
 	}
 	return WriteWarnings(stderr, rep.Warnings)
+}
+
+// writeLeftAlone writes what the scrub considered and left alone, and why.
+func writeLeftAlone(w io.Writer, notes []string) {
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "not scrubbed: %d value(s): %s\n", len(notes), Inline(strings.Join(notes, "; ")))
+	}
+}
+
+// notPublished qualifies a self-check verdict reached under the signer's own
+// key, which the discovery document does not publish under keyID.
+func notPublished(yes bool, keyID string) string {
+	if !yes {
+		return ""
+	}
+	return " under the signing key itself, which the discovery document does not publish as " + Inline(keyID) + ": a reviewer resolving " + Inline(keyID) + " there rejects the bundle until the key is published"
 }
 
 // WriteWarnings writes each warning on a line of its own: "bundle: warning: …".
@@ -82,8 +99,13 @@ type SignReport struct {
 	File     string `json:"file"`
 	ExitCode int    `json:"exitCode"`
 	*verify.Verdict
-	Redacted   []string            `json:"redacted"`
-	Timestamps []timestamp.Written `json:"timestamps,omitempty"`
+	Redacted []string `json:"redacted"`
+	// LeftAlone notes what was considered a secret and not scrubbed, and why.
+	LeftAlone []string `json:"leftAlone,omitempty"`
+	// KeyNotPublished: signed as host with a key the discovery document does
+	// not publish under the key id; the self-check used the signer's own key.
+	KeyNotPublished bool                `json:"keyNotPublished,omitempty"`
+	Timestamps      []timestamp.Written `json:"timestamps,omitempty"`
 	// Signer and Role say who signed, as what (text only).
 	Signer, Role, Witness string `json:"-"`
 }
@@ -96,11 +118,12 @@ func WriteSign(w io.Writer, r *SignReport) error {
 	if r.File == "-" {
 		out = "standard output"
 	}
-	fmt.Fprintf(sw, "bundle sign: wrote %s (signed by %s as %s; witness %s; self-check: %s)\n",
-		out, Inline(r.Signer), r.Role, Short(r.Witness), SelfCheckWords(r.Verdict))
+	fmt.Fprintf(sw, "bundle sign: wrote %s (signed by %s as %s; witness %s; self-check: %s%s)\n",
+		out, Inline(r.Signer), r.Role, Short(r.Witness), SelfCheckWords(r.Verdict), notPublished(r.KeyNotPublished, r.Signer))
 	if len(r.Redacted) > 0 {
 		fmt.Fprintf(sw, "redacted:  %d place(s) in unsigned members: %s\n", len(r.Redacted), Inline(strings.Join(r.Redacted, ", ")))
 	}
+	writeLeftAlone(sw, r.LeftAlone)
 	for _, u := range r.Unverified {
 		fmt.Fprintf(sw, "  · %s\n", Inline(u))
 	}

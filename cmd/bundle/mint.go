@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/certcut/certcut/bundle"
@@ -23,7 +24,7 @@ import (
 type mintOptions struct {
 	out                                   output
 	file, registry                        string
-	force, unsigned                       bool
+	force, unsigned, unpublishedKey       bool
 	rows                                  rows.Sources
 	discoveryURL, discoveryFile, recordAs string
 	discoveryTimeout                      time.Duration
@@ -82,6 +83,7 @@ func newMintCmd() *cobra.Command {
 	fl.StringArrayVar(&o.secretEnvs, "secret-env", nil, "keep the value of environment variable `NAME` out of the bundle (repeatable)")
 	fl.StringVar(&o.keyRef, "key", "", "host signing key: `PEM|env:NAME|KMS-URI|pkcs11:URI` (default env:OPENWOP_BUNDLE_SIGNING_KEY when set)")
 	fl.StringVar(&o.keyID, "key-id", "", "host signing key `ID` (default $OPENWOP_BUNDLE_SIGNING_KEY_ID)")
+	fl.BoolVar(&o.unpublishedKey, "unpublished-key", false, "sign with a key the discovery document does not publish under --key-id (a key not yet published); without it such a key is refused")
 	fl.StringVar(&o.verifierRef, "verifier-key", "", "independent verifier's signing key, `PEM|env:NAME|KMS-URI|pkcs11:URI`, for --evidence-tier independent")
 	fl.StringVar(&o.verifierKeyID, "verifier-key-id", "", "independent verifier's key `ID`")
 	fl.StringVar(&o.generatedAt, "generated-at", "", "fix generatedAt (RFC 3339 `TIME`) so the same inputs give byte-identical output")
@@ -90,14 +92,11 @@ func newMintCmd() *cobra.Command {
 }
 
 // check refuses a bad command line before any input is read, filling in the
-// defaults the reference CLI takes from the environment.
+// defaults the reference CLI takes from the environment. Every missing or
+// conflicting flag is named in one usage error, in the order of the synopsis
+// (--out, --key, --key-id, the build, --suite-version, the discovery, the rows),
+// then the conflicts among the optional flags.
 func (o *mintOptions) check() error {
-	if o.file == "" {
-		return usageErrorf("mint: --out FILE is required")
-	}
-	if err := refuseExisting(o.force, o.file); err != nil {
-		return err
-	}
 	def := func(v *string, env string) {
 		if *v == "" {
 			*v = os.Getenv(env)
@@ -111,32 +110,41 @@ func (o *mintOptions) check() error {
 	if o.verifierRef == "" && os.Getenv(mint.EnvVerifierKey) != "" {
 		o.verifierRef = keys.EnvPrefix + mint.EnvVerifierKey
 	}
-	switch {
-	case o.keyID == "":
-		return usageErrorf("mint: --key-id is required (or set %s): it names the host's signing key, as the discovery document publishes it", mint.EnvSigningKeyID)
-	case !o.unsigned && o.keyRef == "":
-		return usageErrorf("mint: --key is required (a PEM file, env:NAME, a KMS URI or a pkcs11: URI; or set %s), or pass --unsigned to sign later with 'bundle sign'", mint.EnvSigningKey)
-	case o.unsigned && o.verifierRef != "":
-		return usageErrorf("mint: --unsigned writes no signatures; drop --verifier-key and have the verifier run 'bundle sign --as-verifier' on the unsigned bundle")
-	case (o.verifierRef == "") != (o.verifierKeyID == ""):
-		return usageErrorf("mint: --verifier-key and --verifier-key-id go together")
-	case o.tier == bundle.TierIndependent && o.verifierRef == "" && !o.unsigned:
-		return usageErrorf("mint: --evidence-tier independent needs the verifier's signature: pass --verifier-key and --verifier-key-id, or mint --unsigned and have the verifier run 'bundle sign --as-verifier' before you sign")
-	case o.unsigned && o.tsa.url != "":
-		return usageErrorf("mint: --unsigned makes no signature for --tsa to time-stamp; pass --tsa to 'bundle sign' (or run 'bundle timestamp' after it)")
-	case o.file == limitedfile.Stdin && o.tsa.url != "":
-		return usageErrorf("mint: --tsa writes its tokens beside the bundle, so --out must be a file, not - (standard output)")
-	case o.discoveryURL == "" && o.discoveryFile == "":
-		return usageErrorf("mint: give --discovery URL (fetched live) or --discovery-file FILE with --discovery-url URL")
-	case o.discoveryURL != "" && o.discoveryFile != "":
-		return usageErrorf("mint: give --discovery or --discovery-file, not both")
-	case o.discoveryFile != "" && o.recordAs == "":
-		return usageErrorf("mint: --discovery-file needs --discovery-url, the URL the document was served at (recorded as discovery.url)")
-	case (o.build == "") == (o.buildFromGit == ""):
-		return usageErrorf("mint: give exactly one of --build KIND:ID and --build-from-git DIR")
-	}
 	r := o.rows
+	var problems []string
+	add := func(cond bool, msg string, args ...any) {
+		if cond {
+			problems = append(problems, fmt.Sprintf(msg, args...))
+		}
+	}
+	add(o.file == "", "--out FILE is required")
+	add(!o.unsigned && o.keyRef == "", "--key is required (a PEM file, env:NAME, a KMS URI or a pkcs11: URI; or set %s), or pass --unsigned to sign later with 'bundle sign'", mint.EnvSigningKey)
+	add(o.keyID == "", "--key-id is required (or set %s): it names the host's signing key, as the discovery document publishes it", mint.EnvSigningKeyID)
+	add((o.build == "") == (o.buildFromGit == ""), "give exactly one of --build KIND:ID and --build-from-git DIR")
+	add(o.suite.Version == "", "the suite version is required (--suite-version), e.g. 2.45.30")
+	add(o.discoveryURL == "" && o.discoveryFile == "", "give --discovery URL (fetched live) or --discovery-file FILE with --discovery-url URL")
+	add(o.discoveryURL != "" && o.discoveryFile != "", "give --discovery or --discovery-file, not both")
+	add(o.discoveryFile != "" && o.recordAs == "", "--discovery-file needs --discovery-url, the URL the document was served at (recorded as discovery.url)")
+	noRows := len(r.Ledgers)+len(r.Native)+len(r.Vitest)+len(r.JUnit) == 0
+	add(noRows && len(r.LedgerReports) == 0, "no rows: give at least one of --ledger, --rows, --vitest, --junit")
+	add(noRows && len(r.LedgerReports) > 0, "--ledger-report names the files of a --ledger's rows; give the ledger too (use --vitest to mint from the report itself)")
+	add(o.unsigned && o.verifierRef != "", "--unsigned writes no signatures; drop --verifier-key and have the verifier run 'bundle sign --as-verifier' on the unsigned bundle")
+	add(o.unsigned && o.unpublishedKey, "--unsigned signs nothing; pass --unpublished-key to 'bundle sign'")
+	add((o.verifierRef == "") != (o.verifierKeyID == ""), "--verifier-key and --verifier-key-id go together")
+	add(o.tier == bundle.TierIndependent && o.verifierRef == "" && !o.unsigned, "--evidence-tier independent needs the verifier's signature: pass --verifier-key and --verifier-key-id, or mint --unsigned and have the verifier run 'bundle sign --as-verifier' before you sign")
+	add(o.unsigned && o.tsa.url != "", "--unsigned makes no signature for --tsa to time-stamp; pass --tsa to 'bundle sign' (or run 'bundle timestamp' after it)")
+	add(o.file == limitedfile.Stdin && o.tsa.url != "", "--tsa writes its tokens beside the bundle, so --out must be a file, not - (standard output)")
 	if err := oneStdin("mint", append(append(append(append(append(r.Ledgers, r.LedgerReports...), r.Native...), r.Vitest...), r.JUnit...), o.discoveryFile, o.relaxationsFile)...); err != nil {
+		problems = append(problems, strings.TrimPrefix(err.Error(), "mint: "))
+	}
+	switch len(problems) {
+	case 0:
+	case 1:
+		return usageErrorf("mint: %s", problems[0])
+	default:
+		return usageErrorf("mint: %d problems with the flags: %s", len(problems), strings.Join(problems, "; "))
+	}
+	if err := refuseExisting(o.force, o.file); err != nil {
 		return err
 	}
 	for _, u := range []struct{ flag, url string }{{"--discovery", o.discoveryURL}, {"--discovery-url", o.recordAs}} {
@@ -208,7 +216,7 @@ func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 	secrets = mint.Secrets(in.Secrets, in.Env, nil, o.keyID)
 
 	// The keys first: their PEM text is a secret every later message is scrubbed of.
-	job := mint.Job{VerifierKeyID: o.verifierKeyID}
+	job := mint.Job{VerifierKeyID: o.verifierKeyID, UnpublishedKey: o.unpublishedKey}
 	if !o.unsigned {
 		if job.Host, err = loadSigner(cmd.Context(), "--key", o.keyRef); err != nil {
 			return err
@@ -249,7 +257,10 @@ func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 	hook("mint")
 	cut, err := mint.Run(job)
 	var refused *mint.RefusedError
+	var unpub *mint.UnpublishedKeyError
 	switch {
+	case errors.As(err, &unpub):
+		return inputError(fmt.Errorf("mint: %w; nothing written", err))
 	case errors.As(err, &refused):
 		rep := cut.Report
 		rep.Out, rep.Refused = o.file, mint.Refusals(refused)

@@ -19,6 +19,7 @@ type signOptions struct {
 	out                    output
 	file, keyRef, keyID    string
 	asVerifier, force      bool
+	unpublishedKey         bool
 	hostKeys, verifierKeys []string
 	registry               string
 	secrets, secretEnvs    []string
@@ -37,6 +38,7 @@ func newSignCmd() *cobra.Command {
 	fl.StringVar(&o.keyRef, "key", "", "signing key: `PEM|env:NAME|KMS-URI|pkcs11:URI`")
 	fl.StringVar(&o.keyID, "key-id", "", "the signing key's `ID`")
 	fl.BoolVar(&o.asVerifier, "as-verifier", false, "countersign as the independent verifier (verifierSignature)")
+	fl.BoolVar(&o.unpublishedKey, "unpublished-key", false, "sign as host with a key the bundle's discovery document does not publish under --key-id (a key not yet published); without it such a key is refused")
 	fl.StringArrayVar(&o.hostKeys, "host-key", nil, "trusted host key `PEM|DIR|BASE64URL` to check the host signature with (repeatable)")
 	fl.StringArrayVar(&o.verifierKeys, "verifier-key", nil, "trusted verifier key `PEM|DIR|BASE64URL` to check a verifierSignature with (repeatable)")
 	fl.StringVar(&o.registry, "registry", "", "v2 profile registry `FILE` for the self-check")
@@ -64,6 +66,8 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 		return usageErrorf("sign: key id %q does not match %s", o.keyID, keys.KeyIDPattern)
 	case o.file == limitedfile.Stdin && o.tsa.url != "":
 		return usageErrorf("sign: --tsa writes its token beside the bundle, so --out must be a file, not - (standard output)")
+	case o.asVerifier && o.unpublishedKey:
+		return usageErrorf("sign: --unpublished-key is about the host's key; a verifier's key is not published in the host's discovery document, so drop it with --as-verifier")
 	}
 	if err := refuseExisting(o.force, o.file); err != nil {
 		return err
@@ -100,8 +104,9 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 		return err
 	}
 	defer job.Signer.Close()
-	job.Secrets = mint.Secrets(given, env, job.Signer.PEM, o.keyID)
-	secrets = job.Secrets
+	job.Secrets = mint.CollectSecrets(given, env, job.Signer.PEM, o.keyID)
+	secrets = job.Secrets.Values
+	job.UnpublishedKey = o.unpublishedKey
 
 	signed, err := mint.SignFile(job)
 	var (
@@ -112,6 +117,7 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 		signing  *mint.SigningError
 		refused  *mint.RefusedError
 		encoding *mint.EncodingError
+		unpub    *mint.UnpublishedKeyError
 	)
 	switch {
 	case errors.As(err, &syn):
@@ -122,6 +128,8 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 		return usageErrorf("sign: %v", err)
 	case errors.As(err, &mismatch):
 		return usageErrorf("sign: --key-id %s is not the bundle's host.signingKeyId %s; sign with the key the bundle names", mismatch.Given, mismatch.Bundle)
+	case errors.As(err, &unpub):
+		return inputError(fmt.Errorf("sign: %s: %w; nothing written", file, err))
 	case errors.As(err, &signing):
 		return signError("sign", signing.Err)
 	case errors.As(err, &encoding):
@@ -136,7 +144,7 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 		return inputError(err)
 	}
 	rep := render.SignReport{File: o.file, ExitCode: signed.Verdict.ExitCode(), Verdict: signed.Verdict, Redacted: signed.Redacted,
-		Signer: o.keyID, Role: signed.Role, Witness: signed.Bundle.WitnessSha256}
+		LeftAlone: signed.LeftAlone, KeyNotPublished: signed.KeyNotPublished, Signer: o.keyID, Role: signed.Role, Witness: signed.Bundle.WitnessSha256}
 	if o.tsa.url != "" {
 		if rep.Timestamps, err = o.tsa.stamp(cmd.Context(), "sign", signed.Bundle, o.file, tsaTrust, role); err != nil {
 			return err
