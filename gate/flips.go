@@ -417,6 +417,12 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 		}
 	}
 	renumbered := f.renumberedRFCs(changes, befores, afters)
+	var deleted []string // "RFC 0236 (RFCS/0236-….md)" for each RFC file the change deletes
+	for i, c := range changes {
+		if c.DstPath == "" && befores[i].x != nil {
+			deleted = append(deleted, fmt.Sprintf("RFC %s (%s)", befores[i].x.Number, f.toDisk(c.SrcPath)))
+		}
+	}
 	for i, c := range changes {
 		t := Transition{File: f.toDisk(c.path()), Number: rfcNumber(c.path()), Change: changeWord(c)}
 		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
@@ -433,7 +439,7 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 			t.Line = 1
 		}
 		num, _ := strconv.Atoi(t.Number)
-		if problem := f.numberProblem(c, before, after, renumbered[i]); problem != "" {
+		if problem := f.numberProblem(c, before, after, renumbered[i], deleted); problem != "" {
 			t.Why = "its number cannot be decided: " + problem
 			line := 1
 			if after != nil && after.NumberField.Line > 0 {
@@ -500,7 +506,7 @@ func statusProblem(x *rfc.RFC) string {
 
 // numberProblem says why a changed RFC's number cannot be trusted, naming both
 // numbers; "" when it can.
-func (f *flipsRun) numberProblem(c treeChange, before, after *rfc.RFC, renumberedFrom *rfcSide) string {
+func (f *flipsRun) numberProblem(c treeChange, before, after *rfc.RFC, renumberedFrom *rfcSide, deleted []string) string {
 	switch {
 	case after == nil:
 		return ""
@@ -512,7 +518,11 @@ func (f *flipsRun) numberProblem(c treeChange, before, after *rfc.RFC, renumbere
 		return fmt.Sprintf("the change deletes RFC %s (%s) and adds it, same title and Created date, as RFC %s: a renumber is a Withdrawn file at the old number with a forward pointer (RFC 0174 §A.3), never a rename", renumberedFrom.x.Number, f.toDisk(renumberedFrom.path), after.Number)
 	case before == nil && after.Status == rfc.StatusAccepted:
 		if n, _ := strconv.Atoi(after.Number); n < AuditFirstRFC {
-			return fmt.Sprintf("the change adds RFC %s already Accepted, numbered below %04d where the Accepted predicate does not apply: numbers below %04d were filed before it and are never reused (RFC 0174 §A.3); a new RFC takes the next free number", after.Number, AuditFirstRFC, AuditFirstRFC)
+			also := ""
+			if len(deleted) > 0 {
+				also = "; the change also deletes " + strings.Join(deleted, ", ") + ", which this may be renumbered from"
+			}
+			return fmt.Sprintf("the change adds RFC %s already Accepted, numbered below %04d where the Accepted predicate does not apply: numbers below %04d were filed before it and are never reused (RFC 0174 §A.3); a new RFC takes the next free number%s", after.Number, AuditFirstRFC, AuditFirstRFC, also)
 		}
 	}
 	return ""
