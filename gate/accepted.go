@@ -148,13 +148,14 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		declared[q.ID] = true
 	}
 	relied := map[*Entry]bool{}
+	ix := newRowIndex(r.Entries)
 	for _, q := range reqs {
 		var c Criterion
 		if q.Corpus {
 			c = r.corpusCriterion(q, rep)
 		} else {
 			var used []*Entry
-			c, used = r.requirementCriterion(ctx, q, declared)
+			c, used = r.requirementCriterion(ctx, q, declared, ix)
 			for _, e := range used {
 				relied[e] = true
 			}
@@ -306,6 +307,36 @@ func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
 	return c
 }
 
+// rowIndex files each bundle row under its id and every dot-prefix of it, so
+// the rows answering a requirement id (rfc.Covers) are found in time
+// proportional to their number, not to every row of every bundle: an RFC may
+// name hundreds of thousands of ids.
+type rowIndex struct {
+	rows map[string][]rowRef
+	read int // bundles read
+}
+
+type rowRef struct {
+	e *Entry
+	i int // index in e.Bundle.Results.Requirements
+}
+
+func newRowIndex(entries []*Entry) rowIndex {
+	ix := rowIndex{rows: map[string][]rowRef{}}
+	for _, e := range entries {
+		if e.Bundle == nil {
+			continue
+		}
+		ix.read++
+		for i, row := range e.Bundle.Results.Requirements {
+			for end := len(row.ID); end > 0; end = strings.LastIndexByte(row.ID[:end], '.') {
+				ix.rows[row.ID[:end]] = append(ix.rows[row.ID[:end]], rowRef{e, i})
+			}
+		}
+	}
+	return ix
+}
+
 // candidate is one bundle's rows for a requirement.
 type candidate struct {
 	entry  *Entry
@@ -317,18 +348,17 @@ type candidate struct {
 
 // requirementCriterion decides one host-tier id and returns the bundles it relies
 // on.
-func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, declared map[string]bool) (Criterion, []*Entry) {
+func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, declared map[string]bool, ix rowIndex) (Criterion, []*Entry) {
 	c := Criterion{ID: CritRequirement, Title: "witnessed executed-pass in a qualifying bundle", Requirement: q.ID}
 	var cands []candidate
-	read := 0
-	for _, e := range r.Entries {
-		if e.Bundle == nil {
-			continue
-		}
-		read++
+	read := ix.read
+	refs := ix.rows[q.ID] // in entry order, then row order
+	for i := 0; i < len(refs); {
+		e := refs[i].e
 		var rows []bundle.Row
-		for _, row := range e.Bundle.Results.Requirements {
-			if row.ID == q.ID || (rfc.Covers(q.ID, row.ID) && !declared[row.ID]) {
+		for ; i < len(refs) && refs[i].e == e; i++ {
+			row := e.Bundle.Results.Requirements[refs[i].i]
+			if row.ID == q.ID || !declared[row.ID] {
 				rows = append(rows, row)
 			}
 		}
