@@ -2,6 +2,7 @@ package rfc_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,5 +203,32 @@ func TestManyIDsOrder(t *testing.T) {
 		if len(r.Requirements) != 2000 || r.Requirements[1999].ID != "openwop.requirement.0901.r1999" || r.Requirements[0].ID != "openwop.requirement.0901.r0" {
 			t.Fatalf("%d ids", len(r.Requirements))
 		}
+	}
+}
+
+// Register rows are typed by their first cell and their disposition token.
+func TestRegisterRows(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "registers"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "| ID | Section | Question | Owner | Resolution Path | Blocks |\n| --- | --- | --- | --- | --- | --- |\n" +
+		"| G1 | §A | q | o | `closed` — done | — |\n" +
+		"| **G2** | §B | q | o | `carried:openwop.gap.0901.9` | — |\n" +
+		"| G3 | §C | q | o | **open** — pending | — |\n" +
+		"| note | `open` in prose |\n"
+	if err := os.WriteFile(filepath.Join(dir, "registers", "0901-x.gaps.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := rfc.ReadRegister(filepath.Join(dir, "0901-x.md"), "0901")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(reg.Rows[0].ID, reg.Rows[0].Token, " ", reg.Rows[1].ID, reg.Rows[1].Token, reg.Rows[1].Arg, " ", reg.Rows[2].ID, reg.Rows[2].Token)
+	if len(reg.Rows) != 3 || got != "G1closed G2carriedopenwop.gap.0901.9 G3open" {
+		t.Errorf("rows %d: %s", len(reg.Rows), got)
+	}
+	if len(reg.Open) != 1 || reg.Open[0].Line != 6 || reg.Open[0].ID != "" {
+		t.Errorf("open: %+v (the reference reads a line with a cell starting `open`)", reg.Open)
 	}
 }

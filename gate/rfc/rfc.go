@@ -546,20 +546,32 @@ func clip(s string) string {
 type Register struct {
 	// File is the register found (RFCS/registers/NNNN*.gaps.md), "" when none.
 	File string `json:"file"`
-	// Open lists the rows whose status cell is `open`.
+	// Open lists the lines with a cell starting `open` (the reference
+	// predicate's test, which reads any line, not only gap rows).
 	Open []RegisterRow `json:"open"`
+	// Rows lists the register's gap rows (first cell G<n>, optionally bold),
+	// typed by their disposition token (RFC 0166 §A.1).
+	Rows []RegisterRow `json:"rows"`
 }
 
-// RegisterRow is one open gap.
+// RegisterRow is one register line: an open one, or a typed gap row.
 type RegisterRow struct {
 	Line int    `json:"line"`
 	Text string `json:"text"`
+	// ID is the row's local id (G3); "" for a line that is not a gap row.
+	ID string `json:"id,omitempty"`
+	// Token is the disposition at the head of the Resolution Path cell (the
+	// fifth, or the last when there are fewer): open, closed, transferred,
+	// carried or externally-gated, lower-cased; "" when the cell starts with
+	// none. Arg is its :argument (carried:openwop.gap.0167.3).
+	Token string `json:"token,omitempty"`
+	Arg   string `json:"arg,omitempty"`
 }
 
 // ReadRegister finds RFCS/registers/<number>*.gaps.md beside the RFC file and lists
 // its open rows. No register is not an error: the RFC then has no open gap.
 func ReadRegister(rfcFile, number string) (Register, error) {
-	reg := Register{Open: []RegisterRow{}}
+	reg := Register{Open: []RegisterRow{}, Rows: []RegisterRow{}}
 	if number == "" {
 		return reg, nil
 	}
@@ -574,9 +586,23 @@ func ReadRegister(rfcFile, number string) (Register, error) {
 		return reg, fmt.Errorf("read register: %w", err)
 	}
 	for i, l := range strings.Split(string(data), "\n") {
+		row := RegisterRow{Line: i + 1, Text: clip(l)}
+		if m := gapRowRE().FindStringSubmatch(l); m != nil {
+			cells := splitRow(l)
+			row.ID = m[1]
+			if t := dispositionRE().FindStringSubmatch(cells[min(4, len(cells)-1)]); t != nil {
+				row.Token, row.Arg = strings.ToLower(t[1]), t[2]
+			}
+			reg.Rows = append(reg.Rows, row)
+		}
 		if openGapRE().MatchString(l) {
-			reg.Open = append(reg.Open, RegisterRow{Line: i + 1, Text: clip(l)})
+			reg.Open = append(reg.Open, row)
 		}
 	}
 	return reg, nil
 }
+
+var (
+	gapRowRE      = lazyRegexp(`^\|\s*(?:\*\*)?(G\d+)(?:\*\*)?\s*\|`)
+	dispositionRE = lazyRegexp("(?i)^\\s*(?:\\*\\*|`)*(open|closed|transferred|carried|externally-gated)(?::([^\\s*|`]+))?(?:\\*\\*|`)*(?:\\s|$|—|-|\\.|,|;|:)")
+)
