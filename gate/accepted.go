@@ -51,23 +51,48 @@ func ExpandIDs(args []string) ([]string, error) {
 
 // RowFilter returns what a Loader (Loader.KeepRow) must keep of each bundle for
 // Accepted to decide req: the rows for its requirement ids (the RFC's,
-// --require's and --require-corpus's) and the legs under them.
+// --require's and --require-corpus's) and the legs under them (rfc.Covers),
+// in time linear in the row id whatever the number of ids.
 func (req AcceptedRequest) RowFilter() func(bundle.Row) bool {
-	var ids []string
+	ids := rfc.NewIDSet(append(req.Require, req.RequireCorpus...)...)
 	if req.RFC != nil {
 		for _, q := range req.RFC.Requirements {
-			ids = append(ids, q.ID)
+			ids[q.ID] = struct{}{}
 		}
 	}
-	ids = append(append(ids, req.Require...), req.RequireCorpus...)
-	return func(row bundle.Row) bool {
-		for _, id := range ids {
-			if row.ID == id || (len(row.ID) > len(id) && row.ID[len(id)] == '.' && strings.HasPrefix(row.ID, id)) {
-				return true
-			}
+	return func(row bundle.Row) bool { return ids.CoversRow(row.ID) }
+}
+
+// Criteria on the RFC's header, present only when it cannot be read.
+const (
+	// CritRFCNumber: the file name, the header's RFC row and the title
+	// disagree on the RFC's number (rfc.RFC.NumberProblem).
+	CritRFCNumber = "rfc.number"
+	// CritRFCStatus: the Status is not exactly one known state, or the file
+	// has two Status rows (rfc.RFC.StatusProblem).
+	CritRFCStatus = "rfc.status"
+)
+
+// headerCriteria BLOCKs an RFC whose number or Status cannot be read.
+func headerCriteria(x *rfc.RFC) []Criterion {
+	var out []Criterion
+	if x.NumberProblem != "" {
+		line := x.NumberField.Line
+		if line == 0 {
+			line = 1
 		}
-		return false
+		out = append(out, Criterion{ID: CritRFCNumber, Title: "the RFC's number is the one its header states, and its file name and title agree", Status: Blocked,
+			Reason: x.NumberProblem, Location: &Location{File: x.File, Line: line}})
 	}
+	if x.StatusProblem != "" {
+		line := x.StatusLine
+		if line == 0 {
+			line = 1
+		}
+		out = append(out, Criterion{ID: CritRFCStatus, Title: "the RFC has one Status row whose value is a known state", Status: Blocked,
+			Reason: x.StatusProblem, Location: &Location{File: x.File, Line: line}})
+	}
+	return out
 }
 
 // Accepted decides the Accepted predicate (RFC 0174 §B.1, with the host-evidence
@@ -80,11 +105,12 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 	var reqs []rfc.Requirement
 	if req.RFC != nil {
 		x := req.RFC
-		rep.RFC = &RFCInfo{File: x.File, Number: x.Number, Title: x.Title, Status: x.Status}
+		rep.RFC = &RFCInfo{File: x.File, Number: x.Number, Title: x.Title, Status: string(x.Status)}
 		rep.Subject = "RFC " + x.Number
-		if x.Status != "Accepted" {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("the RFC's Status is `%s`; the predicate is evaluated as if it were flipped to `Accepted`", orDash(x.Status)))
+		if x.Status != rfc.StatusAccepted && x.StatusProblem == "" {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the RFC's Status is `%s`; the predicate is evaluated as if it were flipped to `Accepted`", orDash(string(x.Status))))
 		}
+		rep.Criteria = append(rep.Criteria, headerCriteria(x)...)
 		rep.Criteria = append(rep.Criteria, acceptanceCriterion(x), updatedCriterion(x), registerCriterion(x))
 		reqs = append(reqs, x.Requirements...)
 		for _, n := range x.NotRequired {
@@ -122,13 +148,14 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		declared[q.ID] = true
 	}
 	relied := map[*Entry]bool{}
+	ix := newRowIndex(r.Entries)
 	for _, q := range reqs {
 		var c Criterion
 		if q.Corpus {
 			c = r.corpusCriterion(q, rep)
 		} else {
 			var used []*Entry
-			c, used = r.requirementCriterion(ctx, q, declared)
+			c, used = r.requirementCriterion(ctx, q, declared, ix)
 			for _, e := range used {
 				relied[e] = true
 			}
@@ -261,7 +288,7 @@ func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
 	}
 	var pass, other []string
 	for id, entries := range r.Ledger.Requirements {
-		if id != q.ID && !strings.HasPrefix(id, q.ID+".") {
+		if !rfc.Covers(q.ID, id) {
 			continue
 		}
 		for _, e := range entries {
@@ -285,6 +312,36 @@ func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
 	return c
 }
 
+// rowIndex files each bundle row under its id and every dot-prefix of it, so
+// the rows answering a requirement id (rfc.Covers) are found in time
+// proportional to their number, not to every row of every bundle: an RFC may
+// name hundreds of thousands of ids.
+type rowIndex struct {
+	rows map[string][]rowRef
+	read int // bundles read
+}
+
+type rowRef struct {
+	e *Entry
+	i int // index in e.Bundle.Results.Requirements
+}
+
+func newRowIndex(entries []*Entry) rowIndex {
+	ix := rowIndex{rows: map[string][]rowRef{}}
+	for _, e := range entries {
+		if e.Bundle == nil {
+			continue
+		}
+		ix.read++
+		for i, row := range e.Bundle.Results.Requirements {
+			for end := len(row.ID); end > 0; end = strings.LastIndexByte(row.ID[:end], '.') {
+				ix.rows[row.ID[:end]] = append(ix.rows[row.ID[:end]], rowRef{e, i})
+			}
+		}
+	}
+	return ix
+}
+
 // candidate is one bundle's rows for a requirement.
 type candidate struct {
 	entry  *Entry
@@ -296,18 +353,17 @@ type candidate struct {
 
 // requirementCriterion decides one host-tier id and returns the bundles it relies
 // on.
-func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, declared map[string]bool) (Criterion, []*Entry) {
+func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, declared map[string]bool, ix rowIndex) (Criterion, []*Entry) {
 	c := Criterion{ID: CritRequirement, Title: "witnessed executed-pass in a qualifying bundle", Requirement: q.ID}
 	var cands []candidate
-	read := 0
-	for _, e := range r.Entries {
-		if e.Bundle == nil {
-			continue
-		}
-		read++
+	read := ix.read
+	refs := ix.rows[q.ID] // in entry order, then row order
+	for i := 0; i < len(refs); {
+		e := refs[i].e
 		var rows []bundle.Row
-		for _, row := range e.Bundle.Results.Requirements {
-			if row.ID == q.ID || (strings.HasPrefix(row.ID, q.ID+".") && !declared[row.ID]) {
+		for ; i < len(refs) && refs[i].e == e; i++ {
+			row := e.Bundle.Results.Requirements[refs[i].i]
+			if row.ID == q.ID || !declared[row.ID] {
 				rows = append(rows, row)
 			}
 		}

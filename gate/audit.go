@@ -53,7 +53,10 @@ type AuditRow struct {
 var rfcFileRE = regexp.MustCompile(`^(\d{4})-.*\.md$`)
 
 // Audit runs the Accepted predicate over every RFCS/NNNN-*.md numbered 0167 or
-// higher whose Status is Accepted.
+// higher whose Status is Accepted. The number is the one the header states
+// (rfc.RFC.Number); a file whose number cannot be decided, or numbered 0167 or
+// higher whose Status cannot be read, is gated too, and BLOCKED (rfc.number,
+// rfc.status).
 func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	names, err := os.ReadDir(dir)
 	if err != nil {
@@ -68,18 +71,22 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		num, _ := strconv.Atoi(rfcFileRE.FindStringSubmatch(f)[1])
 		x, err := rfc.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			return nil, &InputError{Err: err}
 		}
-		if num < AuditFirstRFC || x.Status != "Accepted" {
-			why := fmt.Sprintf("Status %s, not Accepted", orDash(x.Status))
+		// The number is the header's; a file whose name, header and title
+		// disagree, or (0167 on) whose Status cannot be read, is gated, and
+		// BLOCKED by the criterion saying so.
+		num, _ := strconv.Atoi(x.Number)
+		undecided := x.NumberProblem != "" || num >= AuditFirstRFC && x.StatusProblem != ""
+		if !undecided && (num < AuditFirstRFC || x.Status != rfc.StatusAccepted) {
+			why := fmt.Sprintf("Status %s, not Accepted", orDash(string(x.Status)))
 			if num < AuditFirstRFC {
 				why = fmt.Sprintf("numbered below %04d: the Accepted predicate does not apply (RFC 0174 §B.1)", AuditFirstRFC)
 			}
 			out.Skipped++
-			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: x.Status, Why: why})
+			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: string(x.Status), Why: why})
 			continue
 		}
 		rep := r.Accepted(ctx, AcceptedRequest{RFC: x})

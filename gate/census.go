@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/gate/rfc"
 	"github.com/certcut/certcut/verify"
 )
 
@@ -27,7 +28,7 @@ func (q Query) String() string { return q.Kind + " " + q.Value }
 func (q Query) Matches(row bundle.Row) bool {
 	switch q.Kind {
 	case QueryID:
-		return row.ID == q.Value || strings.HasPrefix(row.ID, q.Value+".")
+		return rfc.Covers(q.Value, row.ID)
 	case QueryPrefix:
 		return strings.HasPrefix(row.ID, q.Value)
 	case QueryScenario:

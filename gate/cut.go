@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/gate/rfc"
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/verify"
@@ -112,7 +113,7 @@ func Cut(req CutRequest) *Report {
 		counts := map[string]int{}
 		n, pass := 0, true
 		for _, r := range rows {
-			if r.ID == prefix || strings.HasPrefix(r.ID, prefix+".") {
+			if rfc.Covers(prefix, r.ID) {
 				n++
 				counts[r.Result]++
 				pass = pass && r.Result == bundle.ExecutedPass

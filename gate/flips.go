@@ -382,40 +382,82 @@ func (f *flipsRun) openRepo() (*Repo, error) {
 	return r, nil
 }
 
-// gateRFCs lists each Status change and gates each change to Accepted.
+// CritFlipsNumber is the flips criterion for an RFC whose number the change
+// leaves undecidable or moves.
+const CritFlipsNumber = "flips.rfc-number"
+
+// rfcSide is one version of a changed RFC file, parsed.
+type rfcSide struct {
+	path string // git path
+	x    *rfc.RFC
+}
+
+// gateRFCs lists each Status change and gates each change to Accepted. An
+// RFC's number is the one its header states (rfc.RFC.Number): a head version
+// whose file name, header or title disagree, a version whose header number the
+// change alters, an RFC renumbered by deleting it and adding it under another
+// number (same title and Created date), and an RFC added already Accepted
+// under a number below 0167 are BLOCKED (CritFlipsNumber), both numbers named.
 func (f *flipsRun) gateRFCs(changes []treeChange) error {
 	rep := f.rep
 	editedAccepted := 0
-	for _, c := range changes {
-		t := Transition{File: f.toDisk(c.path()), Number: rfcNumber(c.path()), Change: changeWord(c)}
-		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
-			t.BaseFile = f.toDisk(c.SrcPath)
-		}
-		var before, after *rfc.RFC
+	befores := make([]rfcSide, len(changes))
+	afters := make([]rfcSide, len(changes))
+	headReadable := make([]bool, len(changes))
+	for i, c := range changes {
 		if text, ok := f.blob(c.SrcBlob, c.SrcMode); ok && c.SrcPath != "" {
-			before = rfc.Parse(f.toDisk(c.SrcPath), string(text))
-			t.From, t.Line = before.Status, before.StatusLine
+			befores[i] = rfcSide{c.SrcPath, rfc.Parse(f.toDisk(c.SrcPath), string(text))}
 		}
-		headReadable := true
+		headReadable[i] = true
 		if c.DstPath != "" {
 			text, ok := f.blob(c.DstBlob, c.DstMode)
 			switch {
 			case !ok:
-				headReadable = false
+				headReadable[i] = false
 			case len(text) > limitedfile.MaxPolicy:
-				return &InputError{Err: fmt.Errorf("%s is larger than %d bytes, the cap for an RFC", t.File, limitedfile.MaxPolicy)}
+				return &InputError{Err: fmt.Errorf("%s is larger than %d bytes, the cap for an RFC", f.toDisk(c.DstPath), limitedfile.MaxPolicy)}
 			default:
-				after = rfc.Parse(t.File, string(text))
-				t.To, t.Line = after.Status, after.StatusLine
+				afters[i] = rfcSide{c.DstPath, rfc.Parse(f.toDisk(c.DstPath), string(text))}
 			}
+		}
+	}
+	renumbered := f.renumberedRFCs(changes, befores, afters)
+	var deleted []string // "RFC 0236 (RFCS/0236-….md)" for each RFC file the change deletes
+	for i, c := range changes {
+		if c.DstPath == "" && befores[i].x != nil {
+			deleted = append(deleted, fmt.Sprintf("RFC %s (%s)", befores[i].x.Number, f.toDisk(c.SrcPath)))
+		}
+	}
+	for i, c := range changes {
+		t := Transition{File: f.toDisk(c.path()), Number: rfcNumber(c.path()), Change: changeWord(c)}
+		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
+			t.BaseFile = f.toDisk(c.SrcPath)
+		}
+		before, after := befores[i].x, afters[i].x
+		if before != nil {
+			t.From, t.Line, t.Number = string(before.Status), before.StatusLine, before.Number
+		}
+		if after != nil {
+			t.To, t.Line, t.Number = string(after.Status), after.StatusLine, after.Number
 		}
 		if t.Line == 0 {
 			t.Line = 1
 		}
 		num, _ := strconv.Atoi(t.Number)
-		unreadable := c.DstPath != "" && (!headReadable || after.Status == "")
+		if problem := f.numberProblem(c, before, after, renumbered[i], deleted); problem != "" {
+			t.Why = "its number cannot be decided: " + problem
+			line := 1
+			if after != nil && after.NumberField.Line > 0 {
+				line = after.NumberField.Line
+			}
+			f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritFlipsNumber, Title: "every RFC the change touches keeps the number its header states", Status: Blocked,
+				Reason: fmt.Sprintf("%s: %s", t.File, problem), Location: &Location{File: t.File, Line: line}})
+			rep.Transitions = append(rep.Transitions, t)
+			continue
+		}
+		unreadable := c.DstPath != "" && (!headReadable[i] || after.Status == "")
 		if t.From == t.To && (!unreadable || num < AuditFirstRFC) {
-			if t.To == "Accepted" && num >= AuditFirstRFC {
+			if t.To == string(rfc.StatusAccepted) && num >= AuditFirstRFC {
 				editedAccepted++
 			}
 			continue // no Status change: a rename or an edit
@@ -425,15 +467,15 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 			t.Why = fmt.Sprintf("numbered below %04d: the Accepted predicate does not apply (RFC 0174 §B.1; gate audit skips it too)", AuditFirstRFC)
 		case unreadable:
 			t.Why = "its Status row cannot be read"
-			reason := fmt.Sprintf("%s has no Status row the RFC reader can read, so whether the change flips it to Accepted cannot be decided: write the header row as | **Status** | `Accepted` |", t.File)
-			if !headReadable {
+			reason := fmt.Sprintf("%s: %s; so whether the change flips it to Accepted cannot be decided", t.File, orDash(statusProblem(after)))
+			if !headReadable[i] {
 				reason = fmt.Sprintf("%s is not a regular file at head (a symbolic link, a submodule, or larger than %d bytes), so its Status cannot be read", t.File, limitedfile.MaxBundle)
 			}
 			f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritStatusUnreadable, Title: "every RFC the change touches has a readable Status", Status: Blocked,
 				Reason: reason, Location: &Location{File: t.File, Line: t.Line}})
 		case c.DstPath == "":
 			t.Why = "the change deletes the RFC file; only a flip to Accepted is gated"
-		case t.To == "Accepted":
+		case t.To == string(rfc.StatusAccepted):
 			r, err := f.openRepo()
 			if err != nil {
 				return err
@@ -445,7 +487,7 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 				t.Why = "added already Accepted: the Accepted predicate ran"
 			}
 			rep.Reports = append(rep.Reports, acc)
-		case t.From == "Accepted":
+		case t.From == string(rfc.StatusAccepted):
 			t.Why = "leaves Accepted; only a flip to Accepted is gated (gate audit no longer checks it)"
 		default:
 			t.Why = "only a flip to Accepted is gated"
@@ -458,6 +500,69 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d Accepted RFC(s) edited without a Status change: not gated here (bundle gate audit checks the register)", editedAccepted))
 	}
 	return nil
+}
+
+func statusProblem(x *rfc.RFC) string {
+	if x == nil {
+		return ""
+	}
+	return x.StatusProblem
+}
+
+// numberProblem says why a changed RFC's number cannot be trusted, naming both
+// numbers; "" when it can.
+func (f *flipsRun) numberProblem(c treeChange, before, after *rfc.RFC, renumberedFrom *rfcSide, deleted []string) string {
+	switch {
+	case after == nil:
+		return ""
+	case after.NumberProblem != "":
+		return after.NumberProblem
+	case before != nil && before.Number != after.Number:
+		return fmt.Sprintf("the change renumbers RFC %s (%s at the merge base) to RFC %s: a renumber is a Withdrawn file at the old number with a forward pointer (RFC 0174 §A.3), never an edit or a rename", before.Number, f.toDisk(c.SrcPath), after.Number)
+	case renumberedFrom != nil:
+		return fmt.Sprintf("the change deletes RFC %s (%s) and adds it, same title and Created date, as RFC %s: a renumber is a Withdrawn file at the old number with a forward pointer (RFC 0174 §A.3), never a rename", renumberedFrom.x.Number, f.toDisk(renumberedFrom.path), after.Number)
+	case before == nil && after.Status == rfc.StatusAccepted:
+		if n, _ := strconv.Atoi(after.Number); n < AuditFirstRFC {
+			also := ""
+			if len(deleted) > 0 {
+				also = "; the change also deletes " + strings.Join(deleted, ", ") + ", which this may be renumbered from"
+			}
+			return fmt.Sprintf("the change adds RFC %s already Accepted, numbered below %04d where the Accepted predicate does not apply: numbers below %04d were filed before it and are never reused (RFC 0174 §A.3); a new RFC takes the next free number%s", after.Number, AuditFirstRFC, AuditFirstRFC, also)
+		}
+	}
+	return ""
+}
+
+// renumberedRFCs pairs each RFC the change adds with one it deletes under
+// another number when both state the same title and Created date: the same
+// RFC moved to a new number (git's similarity pairing is not used: two
+// RFCs written from one template are alike).
+func (f *flipsRun) renumberedRFCs(changes []treeChange, befores, afters []rfcSide) []*rfcSide {
+	out := make([]*rfcSide, len(changes))
+	key := func(x *rfc.RFC) string {
+		created := strings.TrimSpace(x.Field("Created").Value)
+		if x.Title == "" || created == "" || created == "—" {
+			return ""
+		}
+		return x.Title + "\x00" + created
+	}
+	deleted := map[string]*rfcSide{}
+	for i, c := range changes {
+		if c.DstPath == "" && befores[i].x != nil {
+			if k := key(befores[i].x); k != "" {
+				deleted[k] = &befores[i]
+			}
+		}
+	}
+	for i, c := range changes {
+		if c.SrcPath != "" || afters[i].x == nil {
+			continue
+		}
+		if d := deleted[key(afters[i].x)]; d != nil && key(afters[i].x) != "" && d.x.Number != afters[i].x.Number {
+			out[i] = d
+		}
+	}
+	return out
 }
 
 // followBundleRenames keeps a bundle "renamed" with edits as one re-cut, to be

@@ -17,9 +17,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/certcut/certcut/internal/limitedfile"
 )
@@ -36,19 +38,40 @@ const (
 
 // RFC is what the Accepted predicate reads from one RFC file.
 type RFC struct {
-	File   string `json:"file"`
-	Number string `json:"number"`
-	Title  string `json:"title"`
-	// Status is the header's Status value without backticks ("Accepted"): the
-	// first row | **Status** | `Accepted` | (also read: up to three leading
-	// spaces, Status without bold or with a colon, a value without backticks or
-	// in bold, text after the value). "" when the header has no Status row, or
-	// its cell is empty; StatusLine is 0 when there is no row.
-	Status     string `json:"status"`
-	StatusLine int    `json:"statusLine"`
+	File string `json:"file"`
+	// Number is the number the header's | **RFC** | NNNN | row states; without
+	// that row, the title's (# RFC NNNN: …), then the file name's. NumberProblem
+	// says why the number cannot be trusted ("" when it can): the file name,
+	// the header and the title disagree, or the header states it twice or not
+	// as four digits.
+	Number        string `json:"number"`
+	NumberProblem string `json:"numberProblem,omitempty"`
+	NumberField   Field  `json:"numberField"`
+	Title         string `json:"title"`
+	// Status is the header's Status, one of the known states (Status.Known), or
+	// "" when it cannot be read; StatusProblem then says why: no Status row,
+	// two of them (rows inside HTML comments and in body tables count), an
+	// empty cell, or a value that is not exactly a known state. The value is
+	// the cell's first code span (`Accepted`), emphasised word (**Accepted**)
+	// or word; text may follow it. StatusLine is the (first) Status row's line,
+	// 0 when there is none.
+	Status        Status `json:"status"`
+	StatusProblem string `json:"statusProblem,omitempty"`
+	StatusLine    int    `json:"statusLine"`
+	StatusField   Field  `json:"statusField"`
 	// Updated is the header's Updated cell.
 	Updated     string `json:"updated"`
 	UpdatedLine int    `json:"updatedLine"`
+	// Header lists every header-table row (before the first ## heading), in
+	// order; the fields below are read from it.
+	Header        []HeaderField `json:"header"`
+	UpdatedField  Field         `json:"updatedField"`
+	Supersedes    Field         `json:"supersedes"`
+	SupersededBy  Field         `json:"supersededBy"`
+	Compatibility Field         `json:"compatibility"`
+	// PartOf is the parent RFC's number a header value names as
+	// "Part of: RFC NNNN" (RFC 0167's children say so in Affects).
+	PartOf Field `json:"partOf"`
 	// AcceptanceLine is the line of the "## Acceptance criteria" heading (0: none).
 	AcceptanceLine int `json:"acceptanceLine"`
 	// Acceptance lists the boxes and table rows of the acceptance criteria.
@@ -57,6 +80,9 @@ type RFC struct {
 	Requirements []Requirement `json:"requirements"`
 	// NotRequired are ids found in rows that say they are not claimed as a witness.
 	NotRequired []Requirement `json:"notRequired"`
+
+	titleNumber  string
+	hiddenStatus []int
 }
 
 // AcceptanceItem is one acceptance box (- [ ] / - [x]) or table row (| n | … | evidence |).
@@ -81,47 +107,26 @@ type Requirement struct {
 	// Corpus: the Falsifiability row says (corpus): witnessed by the corpus ledger,
 	// never by a host bundle.
 	Corpus bool `json:"corpus"`
-	// Gated: the Falsifiability row's verdict declares the requirement gated or
-	// unwitnessable (and does not demand executed-pass), so a reasoned non-pass row
-	// also accounts for it.
+	// Verdict is the class the Falsifiability row's Verdict cell declares
+	// (ParseVerdict; "" when the cell is in no class, or the id is not from a
+	// Falsifiability row).
+	Verdict WitnessClass `json:"verdict,omitempty"`
+	// Gated: the verdict declares a class no executed-pass can have
+	// (WitnessClass.Declared) and does not demand executed-pass, so a reasoned
+	// non-pass row also accounts for the requirement.
 	Gated bool `json:"gated"`
 }
 
 var (
-	statusRE     = lazyRegexp(`^ {0,3}\|\s*(?:\*\*|__)?Status:?(?:\*\*|__)?:?\s*\|([^|]*)`)
-	statusWordRE = lazyRegexp(`^[*_]*([A-Za-z][A-Za-z-]*)`)
-	updatedRE    = lazyRegexp(`^\|\s*\*\*Updated\*\*\s*\|(.*)$`)
-	rfcFieldRE   = lazyRegexp(`^\|\s*\*\*RFC\*\*\s*\|\s*(\d{4})`)
-	titleRE      = lazyRegexp(`^#\s+RFC\s+(\d{4})\s*[:—-]\s*(.*)$`)
-	boxRE        = lazyRegexp(`^- \[([ xX])\]`)
-	reasonRE     = lazyRegexp(`(?i)reason:|deferred:|phase 4`)
-	tableRowRE   = lazyRegexp(`^\|\s*\d+\s*\|`)
-	emptyEvidRE  = lazyRegexp(`(?i)^(—|-|tbd|pending|n/a)?$`)
-	tierLabelRE  = lazyRegexp(`(?i)tier[- ]?[123]|corpus gate`)
-	fullIDRE     = lazyRegexp(`openwop\.requirement\.[a-z0-9.-]+`)
-	codeSpanRE   = lazyRegexp("`([^`]+)`")
-	shortIDRE    = lazyRegexp(`^(\d{4})\.[a-z0-9][a-z0-9.-]*$`)
-	legIDRE      = lazyRegexp(`^\.[a-z0-9][a-z0-9.-]*$`)
-	wellFormedRE = lazyRegexp(`^openwop\.requirement\.(\d{4})\.[a-z0-9][a-z0-9.-]*[a-z0-9]$`)
-	separatorRE  = lazyRegexp(`^\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$`)
-	openGapRE    = lazyRegexp("\\|\\s*`open`")
+	titleRE     = lazyRegexp(`^#\s+RFC\s+(\d{4})\s*[:—-]\s*(.*)$`)
+	boxRE       = lazyRegexp(`^- \[([ xX])\]`)
+	reasonRE    = lazyRegexp(`(?i)reason:|deferred:|phase 4`)
+	tableRowRE  = lazyRegexp(`^\|\s*\d+\s*\|`)
+	emptyEvidRE = lazyRegexp(`(?i)^(—|-|tbd|pending|n/a)?$`)
+	tierLabelRE = lazyRegexp(`(?i)tier[- ]?[123]|corpus gate`)
+	separatorRE = lazyRegexp(`^\|?(\s*:?-+:?\s*\|)+\s*:?-*:?\s*$`)
+	openGapRE   = lazyRegexp("\\|\\s*`open`")
 )
-
-// statusValue reads the Status cell: the first code span (`Accepted`), else the
-// first word, emphasis stripped (Accepted, **Accepted**), else "".
-func statusValue(cell string) string {
-	cell = strings.TrimSpace(cell)
-	if strings.HasPrefix(cell, "`") {
-		if end := strings.IndexByte(cell[1:], '`'); end > 0 {
-			return strings.TrimSpace(cell[1 : 1+end])
-		}
-		return ""
-	}
-	if m := statusWordRE().FindStringSubmatch(cell); m != nil {
-		return m[1]
-	}
-	return ""
-}
 
 // lazyRegexp compiles the expression on first use: an RFC is read by the gate
 // commands alone, and every other command would pay the compilation at start-up.
@@ -146,27 +151,14 @@ func ReadFile(path string) (*RFC, error) {
 // and the predicate reports it.
 func Parse(file, text string) *RFC {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	r := &RFC{File: file, Acceptance: []AcceptanceItem{}, Requirements: []Requirement{}, NotRequired: []Requirement{}}
-	if m := regexp.MustCompile(`^(\d{4})-`).FindStringSubmatch(filepath.Base(file)); m != nil {
-		r.Number = m[1]
-	}
-	for i, l := range lines {
-		n := i + 1
-		switch {
-		case r.Title == "" && titleRE().MatchString(l):
-			m := titleRE().FindStringSubmatch(l)
-			r.Title = strings.TrimSpace(m[2])
-			if r.Number == "" {
-				r.Number = m[1]
-			}
-		case r.StatusLine == 0 && statusRE().MatchString(l):
-			r.Status, r.StatusLine = statusValue(statusRE().FindStringSubmatch(l)[1]), n
-		case r.UpdatedLine == 0 && updatedRE().MatchString(l):
-			r.Updated, r.UpdatedLine = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(updatedRE().FindStringSubmatch(l)[1]), "|")), n
-		case r.Number == "" && rfcFieldRE().MatchString(l):
-			r.Number = rfcFieldRE().FindStringSubmatch(l)[1]
+	r := &RFC{File: file, Acceptance: []AcceptanceItem{}, Requirements: []Requirement{}, NotRequired: []Requirement{}, Header: []HeaderField{}}
+	for _, l := range lines {
+		if m := titleRE().FindStringSubmatch(l); m != nil {
+			r.Title, r.titleNumber = strings.TrimSpace(m[2]), m[1]
+			break
 		}
 	}
+	r.readHeader(lines)
 	seen := map[string]int{}
 	add := func(req Requirement, notClaimed bool) {
 		if notClaimed {
@@ -190,11 +182,12 @@ func Parse(file, text string) *RFC {
 			falsifiability[row] = true
 			cells := splitRow(lines[row])
 			corpus := strings.Contains(lines[row], "(corpus)")
-			verdict := strings.ToLower(cells[len(cells)-1])
-			gated := (strings.Contains(verdict, "gated") || strings.Contains(verdict, "unwitnessable")) && !strings.Contains(verdict, "executed-pass required")
+			class, gated := verdictOf(cells)
 			notClaimed := strings.Contains(strings.ToLower(lines[row]), "not claimed as a witness")
-			for _, id := range rowIDs(lines[row], cells[0]) {
-				add(Requirement{ID: id, Line: row + 1, Source: SourceFalsifiability, Corpus: corpus, Gated: gated}, notClaimed)
+			ids := rowIDs(lines[row], cells[0])
+			r.Requirements = slices.Grow(r.Requirements, len(ids))
+			for _, id := range ids {
+				add(Requirement{ID: id, Line: row + 1, Source: SourceFalsifiability, Corpus: corpus, Verdict: class, Gated: gated}, notClaimed)
 			}
 		}
 	}
@@ -206,7 +199,9 @@ func Parse(file, text string) *RFC {
 			}
 			cells := splitRow(lines[row])
 			notClaimed := strings.Contains(strings.ToLower(lines[row]), "not claimed as a witness")
-			for _, id := range rowIDs(lines[row], cells[0]) {
+			ids := rowIDs(lines[row], cells[0])
+			r.Requirements = slices.Grow(r.Requirements, len(ids))
+			for _, id := range ids {
 				add(Requirement{ID: id, Line: row + 1, Source: SourceConformance}, notClaimed)
 			}
 		}
@@ -223,13 +218,36 @@ func Parse(file, text string) *RFC {
 			if isItem && !item.Ticked {
 				continue // a deferred box requires nothing now
 			}
-			for _, id := range lineIDs(l) {
+			ids := lineIDs(l)
+			r.Requirements = slices.Grow(r.Requirements, len(ids))
+			for _, id := range ids {
 				add(Requirement{ID: id, Line: i + 1, Source: SourceAcceptance}, false)
 			}
 		}
 		break
 	}
 	return r
+}
+
+// verdictOf reads a Falsifiability row's verdict: the fourth cell, as the
+// reference reads it, and the last when the row has more or fewer; the row is
+// gated only when every one of those cells declares a non-executable class and
+// none demands executed-pass.
+func verdictOf(cells []string) (WitnessClass, bool) {
+	idx := []int{len(cells) - 1}
+	if len(cells) >= 4 && len(cells)-1 != 3 {
+		idx = []int{3, len(cells) - 1}
+	}
+	var first WitnessClass
+	gated := true
+	for i, k := range idx {
+		class, ok := ParseVerdict(cells[k])
+		if i == 0 {
+			first = class
+		}
+		gated = gated && ok && class.Declared() && !strings.Contains(strings.ToLower(cells[k]), "executed-pass required")
+	}
+	return first, gated
 }
 
 func acceptanceItem(l string, line int) (AcceptanceItem, bool) {
@@ -313,13 +331,14 @@ func splitRow(l string) []string {
 
 // rowIDs: full ids anywhere in the row, shorthand only in the first cell.
 func rowIDs(row, firstCell string) []string {
-	ids := fullIDs(row)
-	for _, id := range shorthandIDs(firstCell) {
-		if !contains(ids, id) {
-			ids = append(ids, id)
-		}
+	var u uniq
+	for _, id := range fullIDs(row) {
+		u.add(id)
 	}
-	return ids
+	for _, id := range ExpandIDs(firstCell) {
+		u.add(id)
+	}
+	return u.ids
 }
 
 // lineIDs: full ids and shorthand anywhere in an acceptance line, in order.
@@ -330,66 +349,171 @@ func lineIDs(l string) []string {
 // ExpandIDs returns the requirement ids a piece of RFC text names, in order of
 // appearance: full openwop.requirement ids anywhere, and in code spans the
 // shorthand NNNN.slug and .slug (reusing the last RFC number seen in the text).
+// It runs in time linear in the text (a hand-written scanner, no regular
+// expression per id): one RFC line may name hundreds of thousands of ids.
 func ExpandIDs(text string) []string {
 	type hit struct {
 		pos int
 		id  string
 	}
-	var hits []hit
-	for _, m := range fullIDRE().FindAllStringIndex(text, -1) {
+	var full, spans []hit
+	for _, m := range fullIDMatches(text) {
 		if id, ok := cleanFull(text, m[0], m[1]); ok {
-			hits = append(hits, hit{m[0], id})
+			full = append(full, hit{m[0], id})
 		}
 	}
-	for _, m := range codeSpanRE().FindAllStringSubmatchIndex(text, -1) {
-		span := strings.TrimSpace(text[m[2]:m[3]])
-		if shortIDRE().MatchString(span) || legIDRE().MatchString(span) {
-			hits = append(hits, hit{m[2], span}) // resolved below, in order
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '`')
+		if j < 0 {
+			break
+		}
+		start := i + j + 1
+		k := strings.IndexByte(text[start:], '`')
+		if k < 0 {
+			break
+		}
+		if k == 0 { // `` is no span: try from the second backtick
+			i = start
+			continue
+		}
+		span := strings.TrimSpace(text[start : start+k])
+		if isShortID(span) || isLegID(span) {
+			spans = append(spans, hit{start, span})
+		}
+		i = start + k + 1
+	}
+	// Both lists are in text order; merge them (a full id first on a tie).
+	hits := make([]hit, 0, len(full)+len(spans))
+	for a, b := 0, 0; a < len(full) || b < len(spans); {
+		if b == len(spans) || a < len(full) && full[a].pos <= spans[b].pos {
+			hits = append(hits, full[a])
+			a++
+		} else {
+			hits = append(hits, spans[b])
+			b++
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
-	var out []string
+	var u uniq
 	number := ""
 	for _, h := range hits {
 		id := h.id
 		switch {
 		case strings.HasPrefix(id, RequirementPrefix):
-		case shortIDRE().MatchString(id):
+		case isShortID(id):
 			id = RequirementPrefix + id
-		case legIDRE().MatchString(id) && number != "":
+		case isLegID(id) && number != "":
 			id = RequirementPrefix + number + id
 		default:
 			continue
 		}
 		id = strings.TrimRight(id, ".-")
-		m := wellFormedRE().FindStringSubmatch(id)
-		if m == nil {
+		n, ok := wellFormed(id)
+		if !ok {
 			continue
 		}
-		number = m[1]
-		if !contains(out, id) {
-			out = append(out, id)
-		}
+		number = n
+		u.add(id)
 	}
-	return out
-}
-
-func shorthandIDs(cell string) []string {
-	var out []string
-	for _, id := range ExpandIDs(cell) {
-		out = append(out, id)
-	}
-	return out
+	return u.ids
 }
 
 func fullIDs(text string) []string {
-	var out []string
-	for _, m := range fullIDRE().FindAllStringIndex(text, -1) {
-		if id, ok := cleanFull(text, m[0], m[1]); ok && !contains(out, id) {
-			out = append(out, id)
+	var u uniq
+	for _, m := range fullIDMatches(text) {
+		if id, ok := cleanFull(text, m[0], m[1]); ok {
+			u.add(id)
 		}
 	}
+	return u.ids
+}
+
+// fullIDMatches finds, left to right and without overlap, each
+// "openwop.requirement." followed by at least one of [a-z0-9.-], and as many
+// as follow.
+func fullIDMatches(text string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], RequirementPrefix)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end := start + len(RequirementPrefix)
+		for end < len(text) && isIDByte(text[end]) {
+			end++
+		}
+		if end == start+len(RequirementPrefix) {
+			i = start + 1
+			continue
+		}
+		out = append(out, [2]int{start, end})
+		i = end
+	}
 	return out
+}
+
+func isIDByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '.' || b == '-'
+}
+
+func isSlugStart(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// slug: [a-z0-9][a-z0-9.-]*
+func isSlug(s string) bool {
+	if s == "" || !isSlugStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIDByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isShortID: NNNN.slug
+func isShortID(s string) bool {
+	return len(s) > 5 && isDigits(s[:4]) && s[4] == '.' && isSlug(s[5:])
+}
+
+// isLegID: .slug
+func isLegID(s string) bool { return len(s) > 1 && s[0] == '.' && isSlug(s[1:]) }
+
+// wellFormed: openwop.requirement.NNNN.slug, the slug at least two characters
+// and ending in [a-z0-9]; it
+// returns the RFC number.
+func wellFormed(id string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, RequirementPrefix)
+	if !ok || !isShortID(rest) || len(rest) < 7 || !isSlugStart(rest[len(rest)-1]) {
+		return "", false
+	}
+	return rest[:4], true
+}
+
+// uniq collects ids once each, in first-seen order, in linear time: an RFC line
+// may name hundreds of thousands of them.
+type uniq struct {
+	ids  []string
+	seen map[string]bool
+}
+
+func (u *uniq) add(id string) {
+	if u.seen == nil {
+		u.seen = map[string]bool{}
+	}
+	if !u.seen[id] {
+		u.seen[id] = true
+		u.ids = append(u.ids, id)
+	}
 }
 
 // cleanFull trims a full-id match and refuses wildcards (`…0235.*`) and ids
@@ -399,22 +523,21 @@ func cleanFull(text string, start, end int) (string, bool) {
 		return "", false
 	}
 	id := strings.TrimRight(text[start:end], ".-")
-	return id, wellFormedRE().MatchString(id)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	_, ok := wellFormed(id)
+	return id, ok
 }
 
 func clip(s string) string {
 	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > 120 {
-		return string(r[:119]) + "…"
+	n := 0
+	for i := range s { // by rune, without converting a long line whole
+		if n == 119 {
+			if utf8.RuneCountInString(s[i:]) > 1 {
+				return s[:i] + "…"
+			}
+			return s
+		}
+		n++
 	}
 	return s
 }
@@ -423,20 +546,32 @@ func clip(s string) string {
 type Register struct {
 	// File is the register found (RFCS/registers/NNNN*.gaps.md), "" when none.
 	File string `json:"file"`
-	// Open lists the rows whose status cell is `open`.
+	// Open lists the lines with a cell starting `open` (the reference
+	// predicate's test, which reads any line, not only gap rows).
 	Open []RegisterRow `json:"open"`
+	// Rows lists the register's gap rows (first cell G<n>, optionally bold),
+	// typed by their disposition token (RFC 0166 §A.1).
+	Rows []RegisterRow `json:"rows"`
 }
 
-// RegisterRow is one open gap.
+// RegisterRow is one register line: an open one, or a typed gap row.
 type RegisterRow struct {
 	Line int    `json:"line"`
 	Text string `json:"text"`
+	// ID is the row's local id (G3); "" for a line that is not a gap row.
+	ID string `json:"id,omitempty"`
+	// Token is the disposition at the head of the Resolution Path cell (the
+	// fifth, or the last when there are fewer): open, closed, transferred,
+	// carried or externally-gated, lower-cased; "" when the cell starts with
+	// none. Arg is its :argument (carried:openwop.gap.0167.3).
+	Token string `json:"token,omitempty"`
+	Arg   string `json:"arg,omitempty"`
 }
 
 // ReadRegister finds RFCS/registers/<number>*.gaps.md beside the RFC file and lists
 // its open rows. No register is not an error: the RFC then has no open gap.
 func ReadRegister(rfcFile, number string) (Register, error) {
-	reg := Register{Open: []RegisterRow{}}
+	reg := Register{Open: []RegisterRow{}, Rows: []RegisterRow{}}
 	if number == "" {
 		return reg, nil
 	}
@@ -451,9 +586,23 @@ func ReadRegister(rfcFile, number string) (Register, error) {
 		return reg, fmt.Errorf("read register: %w", err)
 	}
 	for i, l := range strings.Split(string(data), "\n") {
+		row := RegisterRow{Line: i + 1, Text: clip(l)}
+		if m := gapRowRE().FindStringSubmatch(l); m != nil {
+			cells := splitRow(l)
+			row.ID = m[1]
+			if t := dispositionRE().FindStringSubmatch(cells[min(4, len(cells)-1)]); t != nil {
+				row.Token, row.Arg = strings.ToLower(t[1]), t[2]
+			}
+			reg.Rows = append(reg.Rows, row)
+		}
 		if openGapRE().MatchString(l) {
-			reg.Open = append(reg.Open, RegisterRow{Line: i + 1, Text: clip(l)})
+			reg.Open = append(reg.Open, row)
 		}
 	}
 	return reg, nil
 }
+
+var (
+	gapRowRE      = lazyRegexp(`^\|\s*(?:\*\*)?(G\d+)(?:\*\*)?\s*\|`)
+	dispositionRE = lazyRegexp("(?i)^\\s*(?:\\*\\*|`)*(open|closed|transferred|carried|externally-gated)(?::([^\\s*|`]+))?(?:\\*\\*|`)*(?:\\s|$|—|-|\\.|,|;|:)")
+)
