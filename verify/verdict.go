@@ -18,8 +18,8 @@ type Kind string
 
 // Rejection kinds, in the order the verifier checks them. schema,
 // discovery-versions-mismatch, profile-claim-missing, certified-not-witnessed,
-// too-many-claims and the four timestamp-* kinds are certcut's own; the others
-// are the reference verifyBundleV3's.
+// too-many-claims, profile-claim-duplicate and the four timestamp-* kinds are
+// certcut's own; the others are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -53,6 +53,7 @@ const (
 	KindProfileNotDerivable          Kind = "profile-not-derivable"
 	KindCertifiedNotWitnessed        Kind = "certified-not-witnessed" // certcut's own
 	KindTooManyClaims                Kind = "too-many-claims"         // certcut's own
+	KindProfileClaimDuplicate        Kind = "profile-claim-duplicate" // certcut's own
 )
 
 // Bounds on what a bundle may claim before the rules that compare claims with

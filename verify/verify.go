@@ -600,7 +600,8 @@ func (c *checker) hostSigned(sig string) (keys.PublicKey, bool) {
 	return keys.PublicKey{}, false
 }
 
-// profileRules: undeclared-relaxation-observed, relaxed-profile-certified,
+// profileRules: too-many-claims, profile-claim-duplicate,
+// undeclared-relaxation-observed, relaxed-profile-certified,
 // blocked-certified, discovery-digest, discovery-versions-mismatch,
 // opted-out-but-advertised, profile-not-derivable, certified-not-witnessed.
 func (c *checker) profileRules(rows []bundle.Row) {
@@ -615,6 +616,7 @@ func (c *checker) profileRules(rows []bundle.Row) {
 		c.discoveryRules(reg)
 		return
 	}
+	c.claimRules()
 	var claimedIDs, declared []string
 	for _, p := range b.ClaimedProfiles {
 		claimedIDs = append(claimedIDs, p.ID)
@@ -688,6 +690,23 @@ func (c *checker) profileRules(rows []bundle.Row) {
 		c.floorRules(rows, reg)
 	}
 	c.relaxed = slices.Concat(declaredDenied, observedDenied)
+}
+
+// claimRules: profile-claim-duplicate. claimedProfiles is unsigned, and each rule
+// that judges a claim judges every claim; still, a profile claimed twice (say once
+// certified: false, as minted, and again certified: true, appended by hand) is a
+// bundle no emitter writes, and readers that take the first or the last claim of
+// an id would disagree about it. Each repeat is a bundle-wide rejection, so such
+// a bundle certifies nothing.
+func (c *checker) claimRules() {
+	first := make(map[string]int, len(c.b.ClaimedProfiles))
+	for i, p := range c.b.ClaimedProfiles {
+		if j, dup := first[p.ID]; dup {
+			c.reject(KindProfileClaimDuplicate, "", "claimedProfiles[%d] claims %s again (first claimed at claimedProfiles[%d], certified %t; again certified %t): a profile is claimed once, and claimedProfiles is not signed", i, p.ID, j, c.b.ClaimedProfiles[j].Certified, p.Certified)
+			continue
+		}
+		first[p.ID] = i
+	}
 }
 
 // discoveryRules: discovery-digest and discovery-versions-mismatch; it reports
@@ -771,13 +790,13 @@ func (c *checker) versionRules(doc bundle.Value) {
 // inapplicable one are noted, not held against it.
 func (c *checker) floorRules(rows []bundle.Row, reg *profiles.Registry) {
 	byID := profiles.FloorRowsByID(rows)
-	seen := map[string]bool{}
 	for _, p := range c.b.ClaimedProfiles {
+		// Every claim is judged, a repeated one too (profile-claim-duplicate
+		// rejects the repeat; this rule still refuses its certified flag).
 		rp, known := reg.Profile(p.ID)
-		if !known || seen[p.ID] {
+		if !known {
 			continue
 		}
-		seen[p.ID] = true
 		witnessed := 0
 		var refuted, missing, inapplicable []string
 		for _, f := range rp.Floor(byID) {
