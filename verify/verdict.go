@@ -227,7 +227,8 @@ const (
 	KeyOutOfService = "out-of-service"
 )
 
-// KeyDates is the judgement of the host key's dates at the signing time.
+// KeyDates is the judgement of a key's dates (the host's, or the verifier's) at
+// the signing time.
 type KeyDates struct {
 	Status    string `json:"status"`
 	RetiredAt string `json:"retiredAt,omitempty"`
@@ -309,6 +310,10 @@ type Verdict struct {
 	// KeyDates judges the trusted host key's retiredAt and notBefore at
 	// SigningTime; nil when the key has no dates or was not used.
 	KeyDates *KeyDates `json:"keyDates,omitempty"`
+	// VerifierKeyDates judges the trusted verifier key's retiredAt and notBefore
+	// at VerifierSigningTime (or generatedAt) as KeyDates does the host key's;
+	// nil when the key has no dates or the verifier signature did not verify.
+	VerifierKeyDates *KeyDates `json:"verifierKeyDates,omitempty"`
 	// SelfPublished resolves signature.keyId in the bundle's own discovery document.
 	// It is reported, never trusted: a bundle can publish any key it likes.
 	SelfPublished Attribution `json:"selfPublished"`

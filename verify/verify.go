@@ -135,8 +135,9 @@ type checker struct {
 	opts Options
 	ts   Timestamps
 	v    *Verdict
-	// hostToken is the host signature's token when it is trusted.
-	hostToken *timestamp.Token
+	// hostToken and verifierToken are the host and verifier signatures' tokens
+	// when they are trusted.
+	hostToken, verifierToken *timestamp.Token
 
 	attestation      []byte
 	signatureChecked bool // the host signature was checked under a trusted key
@@ -261,6 +262,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	c.profileRules(rows)
 	c.attribute()
 	c.keyDates()
+	c.verifierKeyDates()
 }
 
 // schemaProblems returns the bundle schema's findings (bundle.CheckSchema, the
@@ -420,17 +422,27 @@ func (c *checker) hostKey(keyID string) (keys.PublicKey, string, bool) {
 
 // verifierKey picks the trusted key for a verifier signature under keyID: an exact
 // key-id match among VerifierKeys, else — only with UnsafeLoneKeyAnyKeyID — the
-// lone key.
+// lone// key. Like a host key, a key the keyring pins (by its bytes) takes the
+// keyring's notBefore and retiredAt where its own source names none.
 func (c *checker) verifierKey(keyID string) (keys.PublicKey, string, bool) {
-	if k, ok := c.opts.VerifierKeys.Select(keyID); ok {
-		return k, MatchKeyID, true
+	k, ok := c.opts.VerifierKeys.Select(keyID)
+	match := MatchKeyID
+	if !ok && c.opts.UnsafeLoneKeyAnyKeyID {
+		k, ok = c.opts.VerifierKeys.Lone()
+		match = MatchLoneKey
 	}
-	if c.opts.UnsafeLoneKeyAnyKeyID {
-		if k, ok := c.opts.VerifierKeys.Lone(); ok {
-			return k, MatchLoneKey, true
+	if !ok {
+		return keys.PublicKey{}, "", false
+	}
+	if e, pinned := c.opts.Keyring.ForKey(k.Key); pinned {
+		if k.RetiredAt == "" {
+			k.RetiredAt = e.RetiredAt
+		}
+		if k.NotBefore == "" {
+			k.NotBefore = e.NotBefore
 		}
 	}
-	return keys.PublicKey{}, "", false
+	return k, match, true
 }
 
 // loneKeyNote says that the lone key was used although its id is another.
