@@ -4,8 +4,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-
-	"github.com/certcut/certcut/discovery"
 )
 
 // A signing key reference (--key) may carry a secret: a PKCS#11 URI's pin-value,
@@ -38,7 +36,7 @@ func TrimRef(ref string) string {
 
 // ShownRef returns a signing key reference as messages may print it: a PKCS#11
 // URI without its pin-value (PKCS11URI.String); a URI with its user information
-// and secret parameters replaced by REDACTED (discovery.Redact); any other
+// and parameter values replaced by REDACTED; any other
 // reference that carries a pin-value, or looks like key material, not at all; a
 // file path or env:NAME as given.
 func ShownRef(ref string) string {
@@ -54,13 +52,48 @@ func ShownRef(ref string) string {
 	case HasPINValue(t):
 		return "(a key reference that carries a pin-value: not shown)"
 	case strings.Contains(t, "://"):
-		return discovery.Redact(strings.TrimSpace(t))
+		return redactURI(strings.TrimSpace(t))
 	}
 	return ref
 }
 
+// redactURI returns a URI with its user information and the value of every
+// query and fragment parameter replaced by REDACTED (a key URI's parameters are
+// where a token would go; none is worth the risk of printing). A URI that does
+// not parse is cut to its scheme.
+func redactURI(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		scheme, _, _ := strings.Cut(raw, "://")
+		return scheme + "://… (a URI that does not parse: not shown)"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	u.RawQuery = redactParams(u.RawQuery)
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = redactParams(u.EscapedFragment()), ""
+	}
+	return u.String()
+}
+
+func redactParams(query string) string {
+	if query == "" {
+		return ""
+	}
+	parts := strings.Split(query, "&")
+	for i, p := range parts {
+		if name, _, ok := strings.Cut(p, "="); ok {
+			parts[i] = name + "=REDACTED"
+		} else {
+			parts[i] = "REDACTED"
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
 // refSecrets returns the secrets a reference carries, for scrubbing messages:
-// pin-values, and a URI's password and secret parameter values.
+// pin-values, and a URI's password and parameter values.
 func refSecrets(ref string) []string {
 	var out []string
 	for _, m := range pinValue.FindAllStringSubmatch(ref, -1) {
@@ -74,10 +107,8 @@ func refSecrets(ref string) []string {
 			if p, set := u.User.Password(); set {
 				out = append(out, p)
 			}
-			for name, vs := range u.Query() {
-				if discovery.IsSecretParam(name) {
-					out = append(out, vs...)
-				}
+			for _, vs := range u.Query() {
+				out = append(out, vs...)
 			}
 		} else if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
 			out = append(out, rest[:at])
