@@ -646,3 +646,53 @@ func TestRepeatedClaimRejected(t *testing.T) {
 		t.Errorf("untouched: %s %v", v.Outcome, v.Kinds())
 	}
 }
+
+// Deploy binding (Options.Expect): a bundle that is not the cut of the expected
+// build and major is REJECTED with a kind each, beside every other check.
+func TestDeployBinding(t *testing.T) {
+	b := testkit.Signed("https://h.example")
+	commit := bundle.Build{Kind: bundle.BuildCommit, ID: b.Host.Build.ID}
+	for _, tc := range []struct {
+		name   string
+		expect *verify.Expect
+		want   []verify.Kind
+	}{
+		{"none", nil, []verify.Kind{}},
+		{"this build and major", &verify.Expect{Build: commit, Major: 2}, []verify.Kind{}},
+		{"major only", &verify.Expect{Major: 2}, []verify.Kind{}},
+		{"another commit", &verify.Expect{Build: bundle.Build{Kind: bundle.BuildCommit, ID: strings.Repeat("f", 40)}}, []verify.Kind{verify.KindBuildMismatch}},
+		{"another kind", &verify.Expect{Build: bundle.Build{Kind: bundle.BuildImageDigest, ID: "sha256:" + strings.Repeat("a", 64)}}, []verify.Kind{verify.KindBuildKind}},
+		{"another major", &verify.Expect{Build: commit, Major: 1}, []verify.Kind{verify.KindTargetMajor}},
+		{"all wrong", &verify.Expect{Build: bundle.Build{Kind: bundle.BuildArtifactSHA256, ID: "x"}, Major: 3}, []verify.Kind{verify.KindBuildKind, verify.KindTargetMajor}},
+	} {
+		opts := hostOpts()
+		opts.Expect = tc.expect
+		v := verify.Bundle(b, nil, opts)
+		if !slices.Equal(v.Kinds(), tc.want) {
+			t.Errorf("%s: kinds %v, want %v", tc.name, v.Kinds(), tc.want)
+		}
+		if len(tc.want) == 0 && v.Outcome != verify.Verified {
+			t.Errorf("%s: %s %v", tc.name, v.Outcome, v.Unverified)
+		}
+	}
+	// An abbreviated commit in the bundle is not the commit.
+	short := testkit.Unsigned("https://h.example")
+	short.Host.Build.ID = commit.ID[:9]
+	if err := short.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Sign(short, "host", testkit.HostKeyID)
+	opts := hostOpts()
+	opts.Expect = &verify.Expect{Build: commit}
+	v := verify.Bundle(short, nil, opts)
+	if !slices.Equal(v.Kinds(), []verify.Kind{verify.KindBuildMismatch}) || !strings.Contains(v.Rejections[0].Detail, "an abbreviated id names no build exactly") {
+		t.Errorf("abbreviated: %v", v.Rejections)
+	}
+	// Beside every other check: a tampered total is still found.
+	tampered := testkit.Signed("https://h.example")
+	tampered.Results.Totals.ExecutedPass++
+	opts.Expect = &verify.Expect{Major: 1}
+	if v := verify.Bundle(tampered, nil, opts); !slices.Equal(v.Kinds(), []verify.Kind{verify.KindTotalsMismatch, verify.KindTargetMajor}) {
+		t.Errorf("tampered: %v", v.Kinds())
+	}
+}

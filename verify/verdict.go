@@ -18,8 +18,10 @@ type Kind string
 
 // Rejection kinds, in the order the verifier checks them. schema,
 // discovery-versions-mismatch, profile-claim-missing, certified-not-witnessed,
-// too-many-claims, profile-claim-duplicate and the four timestamp-* kinds are
-// certcut's own; the others are the reference verifyBundleV3's.
+// too-many-claims, profile-claim-duplicate, the four timestamp-* kinds and the
+// deploy binding's build-kind, build-mismatch and target-major (Options.Expect;
+// the checks OpenWOP's installer makes before serving a bundle) are certcut's
+// own; the others are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -31,6 +33,9 @@ const (
 	KindAssertionCount               Kind = "assertion-count"
 	KindDetailMissing                Kind = "detail-missing"
 	KindBuildMissing                 Kind = "build-missing"
+	KindBuildKind                    Kind = "build-kind"     // certcut's own (Options.Expect)
+	KindBuildMismatch                Kind = "build-mismatch" // certcut's own (Options.Expect)
+	KindTargetMajor                  Kind = "target-major"   // certcut's own (Options.Expect)
 	KindSignatureMissing             Kind = "signature-missing"
 	KindSignatureOver                Kind = "signature-over"
 	KindSignatureInvalid             Kind = "signature-invalid"

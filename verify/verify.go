@@ -49,10 +49,30 @@ type Options struct {
 	// some, a token that does not chain to them is a timestamp-untrusted
 	// rejection.
 	TSA *timestamp.Trust
+	// Expect, when set, binds the bundle to a deploy: it must be the cut of this
+	// build and major (build-kind, build-mismatch, target-major), beside every
+	// other check.
+	Expect *Expect
 	// Now is the verifier's clock, which bounds the signing time from above (a
 	// bundle that exists now was signed by now): a retirement still to come
 	// needs no token. Zero means the current time.
 	Now time.Time
+}
+
+// Expect is what a deploy expects of the bundle it is about to serve: the cut
+// of the build being deployed, for the major it serves (the question OpenWOP's
+// installer asks before serving evidence: may this host serve this bundle as
+// its own for this commit and major?).
+type Expect struct {
+	// Build is the build being deployed: host.build must have its kind
+	// (build-kind) and exactly its id (build-mismatch). A zero Build is not
+	// checked. host.build is signed.
+	Build bundle.Build
+	// Major, when non-zero, is the major the deploy serves: suite.targetMajor
+	// must be it (target-major). targetMajor is unsigned; what binds it is that
+	// the bundle is judged by that major's rules (at major 2, derivability and
+	// the floor rows).
+	Major int
 }
 
 // Timestamps are the RFC 3161 replies that come with a bundle; bundle timestamp
@@ -251,6 +271,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	rows := b.Results.Requirements
 	c.rowRules(rows)
 	c.digestRules(rows)
+	c.expectRules()
 	c.signatureRules()
 	c.independentRules()
 	c.timestampRules()
@@ -335,6 +356,31 @@ func (c *checker) digestRules(rows []bundle.Row) {
 	}
 	if b.Host.Build.Kind == "" || b.Host.Build.ID == "" {
 		c.reject(KindBuildMissing, "", "host.build must name the build the suite ran against ({kind, id}); it is %s", describeBuild(b.Raw))
+	}
+}
+
+// expectRules: build-kind, build-mismatch, target-major (Options.Expect). The
+// build is compared exactly, as the installer compares it: an abbreviated commit
+// is not the commit, and a build of another kind is not compared by id.
+func (c *checker) expectRules() {
+	e := c.opts.Expect
+	if e == nil {
+		return
+	}
+	got, want := c.b.Host.Build, e.Build
+	switch {
+	case want == bundle.Build{}:
+	case got.Kind != want.Kind:
+		c.reject(KindBuildKind, "", "host.build.kind is %q, but the deploy expects a %q build (%s:%s): this bundle is not the cut of the build being deployed", got.Kind, want.Kind, want.Kind, want.ID)
+	case got.ID != want.ID:
+		why := "this bundle is the cut of another build"
+		if got.ID != "" && strings.HasPrefix(want.ID, got.ID) {
+			why = "an abbreviated id names no build exactly: cut the bundle with the full id"
+		}
+		c.reject(KindBuildMismatch, "", "host.build.id is %q, but the deploy expects %s:%s: %s", got.ID, want.Kind, want.ID, why)
+	}
+	if e.Major != 0 && c.b.Suite.TargetMajor != e.Major {
+		c.reject(KindTargetMajor, "", "suite.targetMajor is %d, but the deploy serves major %d: this bundle is not the cut for it", c.b.Suite.TargetMajor, e.Major)
 	}
 }
 
