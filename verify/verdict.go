@@ -273,7 +273,9 @@ type Verdict struct {
 	Outcome Outcome `json:"verdict"`
 	// NotABundle says, for a JSON document that is not a certification bundle at
 	// all (no bundleVersion), what it looks like ("a discovery document …"). The
-	// verdict is still the reference's: REJECTED, not-v3.
+	// verdict is still the reference's: REJECTED, not-v3. Readers of files
+	// (ReadBundle, the CLI) refuse such a document before judging it
+	// (Recognize, *NotABundleError).
 	NotABundle string `json:"notABundle,omitempty"`
 	// Rejections lists the problems found, in rule order: at most
 	// MaxRejectionsPerKind of each kind, then one rejection of that kind counting

@@ -154,7 +154,15 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, files []string) error {
 		if err != nil {
 			return nil, err
 		}
-		return verify.ParseWith(data, opts, ts)
+		b, problems, err := bundle.Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		if err := verify.Recognize(b); err != nil {
+			err.(*verify.NotABundleError).File = files[i]
+			return nil, err
+		}
+		return verify.Judge(b, problems, opts, ts), nil
 	}, func(i int, r verify.Result) {
 		if r.Panic != nil {
 			panic(r.Panic)
