@@ -104,8 +104,11 @@ func refSecrets(ref string) []string {
 	}
 	if _, rest, ok := strings.Cut(strings.TrimSpace(ref), "://"); ok {
 		if u, err := url.Parse(strings.TrimSpace(ref)); err == nil {
-			if p, set := u.User.Password(); set {
-				out = append(out, p)
+			if u.User != nil {
+				out = append(out, u.User.Username())
+				if p, set := u.User.Password(); set {
+					out = append(out, p)
+				}
 			}
 			for _, vs := range u.Query() {
 				out = append(out, vs...)
