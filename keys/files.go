@@ -66,6 +66,10 @@ func GenerateFiles(dir, keyID string, force bool) (*KeyFiles, error) {
 // <keyId>.key.pem file, or the object= label of a pkcs11: URI ('bundle keys
 // generate --pkcs11' labels a key with its id); "" otherwise.
 func KeyIDFromRef(ref string) string {
+	ref = TrimRef(ref)
+	if HasPINValue(ref) && !IsPKCS11(ref) {
+		return ""
+	}
 	if IsPKCS11(ref) {
 		if u, err := ParsePKCS11URI(ref); err == nil && KeyIDPattern.MatchString(u.Object) {
 			return u.Object

@@ -179,10 +179,14 @@ func LoadPublic(arg string) ([]PublicKey, error) {
 
 // ShownArg returns a key argument as messages may quote it: the argument itself,
 // or a placeholder when it looks like key material (LooksLikeKeyMaterial), which
-// no message, log or annotation should carry.
+// no message, log or annotation should carry; a URI or a value with a pin-value
+// as ShownRef shows it.
 func ShownArg(arg string) string {
-	if LooksLikeKeyMaterial(arg) {
+	switch {
+	case LooksLikeKeyMaterial(arg):
 		return "(a value that looks like key material, not shown)"
+	case HasPINValue(arg), strings.Contains(arg, "://"):
+		return ShownRef(arg)
 	}
 	return arg
 }

@@ -209,9 +209,9 @@ func loadPKCS11URI(ctx context.Context, u *PKCS11URI) (*Signer, error) {
 // replaced. The pair is checked by signing with it; if that fails the pair is
 // destroyed. The Signer's Ref is the new key's URI (without a PIN).
 func GeneratePKCS11Key(ctx context.Context, ref, label string) (*Signer, error) {
-	u, err := ParsePKCS11URI(ref)
+	u, err := ParsePKCS11URI(TrimRef(ref))
 	if err != nil {
-		return nil, err
+		return nil, hideRef(err, ref)
 	}
 	if u.Object != "" {
 		label = u.Object

@@ -89,7 +89,17 @@ func IsKMS(ref string) bool { return !IsPKCS11(ref) && strings.Contains(ref, ":/
 //
 // Every call to a KMS or a token is bounded by KMSTimeout(ctx). Errors never quote
 // key material or a PIN. Close the Signer when done (it ends a token session).
+//
+// A reference with white space around a PKCS#11 URI, KMS URI or env: reference
+// is read without it (TrimRef). Errors show the reference only as ShownRef does:
+// never a pin-value, a URI's password or token, whatever the reference turned out
+// to be (a mistyped scheme is read as a file path).
 func LoadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*Signer, error) {
+	s, err := loadSigner(ctx, TrimRef(ref), opts...)
+	return s, hideRef(err, ref)
+}
+
+func loadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*Signer, error) {
 	switch {
 	case ref == "":
 		return nil, errors.New("no signing key given")
@@ -127,7 +137,7 @@ func LoadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*
 		if err != nil {
 			return nil, err
 		}
-		return localSigner(priv, ref, data)
+		return localSigner(priv, ShownRef(ref), data)
 	}
 }
 
@@ -270,7 +280,7 @@ func LoadKMSSigner(ctx context.Context, uri string, opts ...signature.RPCOption)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w: the KMS key is %T (create the transit key with type ed25519)", uri, ErrNotEd25519, pub)
 	}
-	return &Signer{Signer: bounded, Public: edPub, Ref: uri}, nil
+	return &Signer{Signer: bounded, Public: edPub, Ref: ShownRef(uri)}, nil
 }
 
 // Generate makes a new Ed25519 key pair from rnd (crypto/rand when nil).

@@ -1,6 +1,7 @@
 package keys_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -53,5 +54,46 @@ func TestKeyMaterialNotEchoed(t *testing.T) {
 	}
 	if keys.ShownArg("keys/missing.pub.pem") != "keys/missing.pub.pem" {
 		t.Error("ShownArg hides a file name")
+	}
+}
+
+// A signing key reference is never echoed with its secret: a pkcs11: URI with
+// a leading space is still a PKCS#11 URI (not a file name quoted with its PIN), a
+// reference that is no URI but carries a pin-value is not shown, a URI's password
+// and token are REDACTED — in LoadSigner's errors, and in ShownRef and ShownArg.
+func TestKeyRefSecretNotEchoed(t *testing.T) {
+	const pin = "9f3c81d7e2"
+	for _, tc := range []struct {
+		ref, shown, err string
+	}{
+		{" pkcs11:token=nope;object=k?module-path=/nonexistent/lib.so&pin-value=" + pin, "pkcs11:token=nope;object=k?module-path=/nonexistent/lib.so", "loading the module"},
+		{"pkcs11:token=nope;object=k?module-path=/nonexistent/lib.so&pin-value=" + pin + " ", "pkcs11:token=nope;object=k?module-path=/nonexistent/lib.so", "loading the module"},
+		{"pkcs11x:token=nope;object=k;pin-value=" + pin, "(a key reference that carries a pin-value: not shown)", "not shown"},
+		{"keys/host.key.pem?PIN%2DVALUE=" + pin, "(a key reference that carries a pin-value: not shown)", "not shown"},
+		{" hashivault://ops:" + pin + "@vault.example/k", "hashivault://REDACTED@vault.example/k", "REDACTED"},
+		{"hashivault://k?token=" + pin, "hashivault://k?token=REDACTED", "REDACTED"},
+	} {
+		if got := keys.ShownRef(tc.ref); got != tc.shown {
+			t.Errorf("ShownRef(%q) = %q, want %q", tc.ref, got, tc.shown)
+		}
+		if got := keys.ShownArg(tc.ref); strings.Contains(got, pin) {
+			t.Errorf("ShownArg(%q) = %q", tc.ref, got)
+		}
+		if id := keys.KeyIDFromRef(tc.ref); strings.Contains(id, pin) {
+			t.Errorf("KeyIDFromRef(%q) = %q", tc.ref, id)
+		}
+		_, err := keys.LoadSigner(context.Background(), tc.ref)
+		if err == nil || strings.Contains(err.Error(), pin) || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("LoadSigner(%q): %v", tc.ref, err)
+		}
+	}
+	// A file path and env:NAME are shown as given; a file path keeps its spaces.
+	for _, ref := range []string{"keys/host.key.pem", "env:OPENWOP_BUNDLE_SIGNING_KEY", " keys/host.key.pem"} {
+		if got := keys.ShownRef(ref); got != ref {
+			t.Errorf("ShownRef(%q) = %q", ref, got)
+		}
+	}
+	if got := keys.TrimRef(" env:X "); got != "env:X" {
+		t.Errorf("TrimRef = %q", got)
 	}
 }

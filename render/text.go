@@ -273,16 +273,12 @@ func WriteText(w io.Writer, r *Review, opts TextOptions) error {
 
 	switch v.Outcome {
 	case verify.Rejected:
-		fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", len(v.Rejections))))
+		fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeColor(v.Outcome), VerdictLine(v)))
 		for _, rj := range v.Rejections {
-			if rj.Profile != "" {
-				fmt.Fprintf(&b, "  [%s] (%s) %s\n", rj.Kind, Inline(rj.Profile), Inline(rj.Detail))
-			} else {
-				fmt.Fprintf(&b, "  [%s] %s\n", rj.Kind, Inline(rj.Detail))
-			}
+			fmt.Fprintf(&b, "  %s\n", RejectionLine(rj))
 		}
 	case verify.Coherent:
-		fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeColor(v.Outcome), "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"))
+		fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeColor(v.Outcome), VerdictLine(v)))
 		for _, u := range v.Unverified {
 			fmt.Fprintf(&b, "  · %s\n", Inline(u))
 		}
@@ -329,7 +325,7 @@ func VerdictMeaning(v *verify.Verdict) string {
 	case verify.Coherent:
 		return fmt.Sprintf("zero rejections, but not independently verified (%d reason(s))", len(v.Unverified))
 	case verify.Rejected:
-		return fmt.Sprintf("%d problem(s)", len(v.Rejections))
+		return fmt.Sprintf("%d problem(s)", v.ProblemCount())
 	}
 	return string(v.Outcome)
 }

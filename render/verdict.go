@@ -15,6 +15,32 @@ const (
 	LineCoherent = "COHERENT, NOT INDEPENDENTLY VERIFIED — zero rejections, but:"
 )
 
+// VerdictLine is the verdict line every view prints (verify, show, the HTML
+// report): the reference's VERIFIED and COHERENT lines, and for REJECTED the
+// number of problems found, listed or not (Verdict.ProblemCount: a rejection the
+// per-kind cap left out counts, the line that sums them up does not). A count
+// of the listed rejections would say 101 of a bundle with a million problems.
+func VerdictLine(v *verify.Verdict) string {
+	switch v.Outcome {
+	case verify.Verified:
+		return LineVerified
+	case verify.Coherent:
+		return LineCoherent
+	case verify.Rejected:
+		return fmt.Sprintf("REJECTED — %d problem(s):", v.ProblemCount())
+	}
+	return string(v.Outcome)
+}
+
+// RejectionLine is one rejection as the text views list it, escaped:
+// "[kind] (profile) detail".
+func RejectionLine(r verify.Rejection) string {
+	if r.Profile != "" {
+		return fmt.Sprintf("[%s] (%s) %s", r.Kind, Inline(r.Profile), Inline(r.Detail))
+	}
+	return fmt.Sprintf("[%s] %s", r.Kind, Inline(r.Detail))
+}
+
 // VerdictOptions shape WriteVerdictWith's output.
 type VerdictOptions struct {
 	// CLI names this program's version on the suite line.
@@ -86,23 +112,19 @@ func WriteVerdictWith(w io.Writer, file string, v *verify.Verdict, opts VerdictO
 func writeOutcome(lw *lineWriter, v *verify.Verdict) {
 	switch v.Outcome {
 	case verify.Verified:
-		lw.painted(outcomeColor(v.Outcome), LineVerified)
+		lw.painted(outcomeColor(v.Outcome), VerdictLine(v))
 		lw.printf("\n")
 	case verify.Coherent:
-		lw.painted(outcomeColor(v.Outcome), LineCoherent)
+		lw.painted(outcomeColor(v.Outcome), VerdictLine(v))
 		lw.printf("\n")
 		for _, r := range v.Unverified {
 			lw.printf("  · %s\n", Inline(r))
 		}
 	case verify.Rejected:
-		lw.painted(outcomeColor(v.Outcome), fmt.Sprintf("REJECTED — %d problem(s):", v.ProblemCount()))
+		lw.painted(outcomeColor(v.Outcome), VerdictLine(v))
 		lw.printf("\n")
 		for _, r := range v.Rejections {
-			if r.Profile != "" {
-				lw.printf("  [%s] (%s) %s\n", r.Kind, Inline(r.Profile), Inline(r.Detail))
-			} else {
-				lw.printf("  [%s] %s\n", r.Kind, Inline(r.Detail))
-			}
+			lw.printf("  %s\n", RejectionLine(r))
 		}
 	}
 }

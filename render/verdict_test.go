@@ -52,3 +52,59 @@ func TestWriteVerdictBounded(t *testing.T) {
 		}
 	}
 }
+
+// One verdict line for every view: verify's text, show's text and the HTML
+// report all count every problem found (Verdict.ProblemCount), not the
+// rejections listed (at most MaxRejectionsPerKind+1 a kind): a hostile bundle
+// with 5000 vacuous passes is "5000 problem(s)" everywhere, never "101".
+func TestOneVerdictLineForEveryView(t *testing.T) {
+	b := testkit.Unsigned("https://h.example")
+	const n = 5000
+	for i := range n {
+		b.Results.Requirements = append(b.Results.Requirements, testkit.Row(fmt.Sprintf("openwop.requirement.0999.vacuous-%05d", i), "v2-x.test.ts", 0))
+	}
+	if err := b.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Sign(b, "host", testkit.HostKeyID)
+	parsed, problems, err := bundle.Parse(testkit.Encode(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := verify.Bundle(parsed, problems, verify.Options{Registry: profiles.Default()})
+	if v.ProblemCount() < n || len(v.Rejections) >= n {
+		t.Fatalf("problems %d, listed %d", v.ProblemCount(), len(v.Rejections))
+	}
+	line := render.VerdictLine(v)
+	if want := fmt.Sprintf("REJECTED — %d problem(s):", v.ProblemCount()); line != want {
+		t.Fatalf("VerdictLine %q, want %q", line, want)
+	}
+	var verifyText, showText, html bytes.Buffer
+	if err := render.WriteVerdict(&verifyText, "big.json", v, "test"); err != nil {
+		t.Fatal(err)
+	}
+	r := render.NewReview("big.json", parsed, v, nil)
+	if err := render.WriteText(&showText, r, render.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteHTML(&html, []*render.Review{r}, render.HTMLOptions{Generator: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"verify": verifyText.String(), "show": showText.String()} {
+		if !strings.Contains(text, "\n"+line+"\n") {
+			t.Errorf("%s does not print %q", name, line)
+		}
+		if strings.Contains(text, fmt.Sprintf("%d problem(s)", len(v.Rejections))) {
+			t.Errorf("%s counts the listed rejections (%d)", name, len(v.Rejections))
+		}
+	}
+	if want := fmt.Sprintf("REJECTED — %d problem(s)", v.ProblemCount()); !strings.Contains(showText.String(), want) {
+		t.Errorf("show's verdict summary does not say %q", want)
+	}
+	if want := fmt.Sprintf(`<span class="rejection-count">%d</span>`, v.ProblemCount()); !strings.Contains(html.String(), want) {
+		t.Errorf("the HTML report does not say %s", want)
+	}
+	if strings.Contains(html.String(), fmt.Sprintf("%d problem(s)", len(v.Rejections))) {
+		t.Errorf("the HTML report counts the listed rejections")
+	}
+}

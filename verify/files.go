@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/jsonkind"
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/internal/panics"
 	"github.com/certcut/certcut/timestamp"
@@ -37,7 +39,8 @@ func ReadTimestamps(file, host, verifier string) (Timestamps, error) {
 
 // ReadBundle reads a bundle file named on a command line, or stdin for "-", at
 // most bundle.MaxFileSize bytes either way, with the tokens beside it
-// (ReadTimestamps), and parses it.
+// (ReadTimestamps), and parses it. A JSON document that is not a certification
+// bundle at all is a *NotABundleError (Recognize).
 func ReadBundle(file string, stdin io.Reader) (*bundle.Bundle, []bundle.Problem, Timestamps, error) {
 	data, err := limitedfile.ReadArg(file, stdin, bundle.MaxFileSize)
 	if err != nil {
@@ -48,7 +51,70 @@ func ReadBundle(file string, stdin io.Reader) (*bundle.Bundle, []bundle.Problem,
 		return nil, nil, ts, err
 	}
 	b, problems, err := bundle.Parse(data)
+	if err == nil {
+		if err = Recognize(b); err != nil {
+			err.(*NotABundleError).File = file
+		}
+	}
 	return b, problems, ts, err
+}
+
+// NotABundleError is a JSON document that is recognisably not a certification
+// bundle: it has no bundleVersion (a keyring, a discovery document, an
+// attestation, {}). It is an input of the wrong kind, not a bundle to judge: a
+// REJECTED verdict full of empty fields would say nothing true about it.
+type NotABundleError struct {
+	// Kind is what the document looks like (jsonkind).
+	Kind jsonkind.Kind
+	// File names the document in the command the message suggests ("FILE"
+	// when empty).
+	File string
+}
+
+func (e *NotABundleError) Error() string {
+	what := string(e.Kind)
+	if e.Kind == jsonkind.Other {
+		what = "a JSON object with no bundleVersion"
+	}
+	file := e.File
+	if file == "" || file == limitedfile.Stdin {
+		file = "FILE"
+	}
+	return "not a certification bundle: it is " + what + "; " + strings.ReplaceAll(readBy(e.Kind), "FILE", file)
+}
+
+// readBy names the command that reads a document of the kind.
+func readBy(k jsonkind.Kind) string {
+	switch k {
+	case jsonkind.Discovery:
+		return "'bundle keys trust --from-discovery FILE --keyring KEYRING' pins the keys it publishes, 'bundle mint --discovery-file FILE' embeds it in a bundle"
+	case jsonkind.Envelope:
+		return "'bundle verify-attestation FILE' checks it"
+	case jsonkind.Statement:
+		return "'bundle verify-attestation' checks the signed envelope that carries it"
+	case jsonkind.Keyring:
+		return "'bundle verify --keyring FILE BUNDLE' reads it (so do show, report, gate and keys trust)"
+	case jsonkind.Registry:
+		return "'bundle verify --registry FILE BUNDLE' reads it"
+	case jsonkind.Tiers:
+		return "'bundle gate accepted --tiers FILE' reads it (so do show and report)"
+	case jsonkind.GateFile:
+		return "'bundle gate accepted --gate-file FILE' reads it"
+	case jsonkind.Schema:
+		return "certcut checks bundles against its own schema ('bundle schema' prints it)"
+	}
+	return "a certification bundle is a JSON object whose bundleVersion says its format ('bundle schema' prints the v3 shape)"
+}
+
+// Recognize returns a *NotABundleError when the parsed document is not a
+// certification bundle at all (jsonkind.Of: no bundleVersion); nil for any
+// document with a bundleVersion, which is judged (a v1 or v2 bundle is REJECTED
+// not-v3, as the reference says).
+func Recognize(b *bundle.Bundle) error {
+	if k := jsonkind.Of(b.Raw); k != jsonkind.Bundle {
+		return &NotABundleError{Kind: k}
+	}
+	return nil
 }
 
 // Result is one input's verdict, or why it has none.

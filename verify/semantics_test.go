@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -583,5 +585,114 @@ func TestDroppedClaimRejected(t *testing.T) {
 	opts.Registry = nil
 	if v := sealVerify(t, b, opts); v.HasRejection(verify.KindProfileClaimMissing) {
 		t.Fatalf("no registry: %v", v.Kinds())
+	}
+}
+
+// A profile claimed twice — the minted certified: false claim, and a second one
+// marked certified: true appended to the unsigned list — is REJECTED
+// (profile-claim-duplicate, bundle-wide: nothing certified), and the floor rule
+// judges the repeated claim too (certified-not-witnessed). The real myndhyve.json
+// is the case: its openwop-core-standard floor has an executed-fail row.
+func TestRepeatedClaimRejected(t *testing.T) {
+	dir := testkit.CorpusDir(t)
+	path := filepath.Join(dir, "evidence", "v2-host-bundles", "myndhyve.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := bundle.ParseIJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b0, _, _ := bundle.Parse(data)
+	opts := verify.Options{HostKeys: keys.Set{corpusKey(t, dir, b0)}, Registry: profiles.Default()}
+	const core = "openwop-core-standard"
+	extra := bundle.ObjectValue(
+		bundle.Member{Name: "id", Value: str(core)},
+		bundle.Member{Name: "evidenceTier", Value: str("self")},
+		bundle.Member{Name: "witnessCount", Value: num(12)},
+		bundle.Member{Name: "certified", Value: bundle.BoolValue(true)},
+	)
+	edited := appendTo("claimedProfiles", func(*testing.T, bundle.Value) bundle.Value { return extra })(t, root)
+	out, err := bundle.Indent(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verify.Parse(out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Outcome != verify.Rejected || len(v.CertifiedProfiles) != 0 {
+		t.Fatalf("outcome %s, certified %v, kinds %v", v.Outcome, v.CertifiedProfiles, v.Kinds())
+	}
+	if !v.HasRejection(verify.KindProfileClaimDuplicate) || !v.HasRejection(verify.KindCertifiedNotWitnessed) {
+		t.Fatalf("kinds %v", v.Kinds())
+	}
+	for _, r := range v.Rejections {
+		if r.Kind == verify.KindProfileClaimDuplicate && (r.Profile != "" || !strings.Contains(r.Detail, "claimedProfiles[2] claims "+core+" again (first claimed at claimedProfiles[1]")) {
+			t.Errorf("rejection %+v", r)
+		}
+	}
+	// An uncertified repeat is still a repeat (one that equals the first claim
+	// exactly is a schema rejection too: uniqueItems).
+	same := set("claimedProfiles/2/certified", bundle.BoolValue(false))(t, edited)
+	same = set("claimedProfiles/2/witnessCount", num(3))(t, same)
+	out, _ = bundle.Indent(same)
+	if v, _ := verify.Parse(out, opts); !slices.Equal(v.Kinds(), []verify.Kind{verify.KindProfileClaimDuplicate}) {
+		t.Errorf("an uncertified repeat: kinds %v", v.Kinds())
+	}
+	// Untouched, the bundle still verifies.
+	if v, _ := verify.Parse(data, opts); v.Outcome != verify.Verified {
+		t.Errorf("untouched: %s %v", v.Outcome, v.Kinds())
+	}
+}
+
+// Deploy binding (Options.Expect): a bundle that is not the cut of the expected
+// build and major is REJECTED with a kind each, beside every other check.
+func TestDeployBinding(t *testing.T) {
+	b := testkit.Signed("https://h.example")
+	commit := bundle.Build{Kind: bundle.BuildCommit, ID: b.Host.Build.ID}
+	for _, tc := range []struct {
+		name   string
+		expect *verify.Expect
+		want   []verify.Kind
+	}{
+		{"none", nil, []verify.Kind{}},
+		{"this build and major", &verify.Expect{Build: commit, Major: 2}, []verify.Kind{}},
+		{"major only", &verify.Expect{Major: 2}, []verify.Kind{}},
+		{"another commit", &verify.Expect{Build: bundle.Build{Kind: bundle.BuildCommit, ID: strings.Repeat("f", 40)}}, []verify.Kind{verify.KindBuildMismatch}},
+		{"another kind", &verify.Expect{Build: bundle.Build{Kind: bundle.BuildImageDigest, ID: "sha256:" + strings.Repeat("a", 64)}}, []verify.Kind{verify.KindBuildKind}},
+		{"another major", &verify.Expect{Build: commit, Major: 1}, []verify.Kind{verify.KindTargetMajor}},
+		{"all wrong", &verify.Expect{Build: bundle.Build{Kind: bundle.BuildArtifactSHA256, ID: "x"}, Major: 3}, []verify.Kind{verify.KindBuildKind, verify.KindTargetMajor}},
+	} {
+		opts := hostOpts()
+		opts.Expect = tc.expect
+		v := verify.Bundle(b, nil, opts)
+		if !slices.Equal(v.Kinds(), tc.want) {
+			t.Errorf("%s: kinds %v, want %v", tc.name, v.Kinds(), tc.want)
+		}
+		if len(tc.want) == 0 && v.Outcome != verify.Verified {
+			t.Errorf("%s: %s %v", tc.name, v.Outcome, v.Unverified)
+		}
+	}
+	// An abbreviated commit in the bundle is not the commit.
+	short := testkit.Unsigned("https://h.example")
+	short.Host.Build.ID = commit.ID[:9]
+	if err := short.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Sign(short, "host", testkit.HostKeyID)
+	opts := hostOpts()
+	opts.Expect = &verify.Expect{Build: commit}
+	v := verify.Bundle(short, nil, opts)
+	if !slices.Equal(v.Kinds(), []verify.Kind{verify.KindBuildMismatch}) || !strings.Contains(v.Rejections[0].Detail, "an abbreviated id names no build exactly") {
+		t.Errorf("abbreviated: %v", v.Rejections)
+	}
+	// Beside every other check: a tampered total is still found.
+	tampered := testkit.Signed("https://h.example")
+	tampered.Results.Totals.ExecutedPass++
+	opts.Expect = &verify.Expect{Major: 1}
+	if v := verify.Bundle(tampered, nil, opts); !slices.Equal(v.Kinds(), []verify.Kind{verify.KindTotalsMismatch, verify.KindTargetMajor}) {
+		t.Errorf("tampered: %v", v.Kinds())
 	}
 }

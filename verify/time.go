@@ -41,6 +41,9 @@ func (c *checker) timestampRules() {
 		tok, why := c.checkToken("verifier", f, b.VerifierSignature)
 		st := signingTime(b, f, tok, why)
 		c.v.VerifierSigningTime = &st
+		if tok != nil && tok.Trusted {
+			c.verifierToken = tok
+		}
 	}
 }
 
@@ -103,10 +106,41 @@ func (c *checker) keyDates() {
 	if retired == "" && notBefore == "" {
 		return
 	}
-	kd := c.judgeKeyDates(c.v.Summary.SignatureKeyID, retired, notBefore)
+	kd := c.judgeKeyDates("key "+c.v.Summary.SignatureKeyID, retired, notBefore, c.hostToken, &c.v.SigningTime)
 	c.v.KeyDates = kd
 	if kd.Status != KeyInService {
 		c.v.Unverified = append(c.v.Unverified, kd.Reason)
+	}
+}
+
+// verifierKeyDates judges the trusted verifier key's retiredAt and notBefore as
+// keyDates judges the host key's: at the verifier token's trusted time when
+// one came with the bundle, else by generatedAt and the clock. A verifier key
+// out of service, or retired with no trusted time, does not carry the
+// independent tier: when a profile claims it the verdict is at best COHERENT;
+// otherwise the verifier signature vouches for nothing the verdict uses, and a
+// note says so.
+func (c *checker) verifierKeyDates() {
+	k := c.v.VerifierKey
+	if k == nil || !c.v.VerifierSignatureVerified || (k.RetiredAt == "" && k.NotBefore == "") {
+		return
+	}
+	st := c.v.VerifierSigningTime
+	if st == nil {
+		st = &SigningTime{Source: TimeGeneratedAt, Time: c.b.GeneratedAt}
+	}
+	id := k.KeyID
+	if vs := c.b.VerifierSignature; vs != nil && vs.KeyID != "" {
+		id = vs.KeyID
+	}
+	kd := c.judgeKeyDates("verifier key "+id, k.RetiredAt, k.NotBefore, c.verifierToken, st)
+	c.v.VerifierKeyDates = kd
+	switch {
+	case kd.Status == KeyInService:
+	case c.claimsIndep:
+		c.v.Unverified = append(c.v.Unverified, kd.Reason+"; the independent tier rests on this key's signature")
+	default:
+		c.note("%s; no profile claims the independent tier, so the verifier signature carries nothing here", kd.Reason)
 	}
 }
 
@@ -121,7 +155,10 @@ func (c *checker) keyDates() {
 //     self-asserted: only generatedAt, which nothing signs, says it signed in
 //     time. A notBefore that generatedAt satisfies is not held against the
 //     bundle: backdating below it makes a bundle look worse, not better.
-func (c *checker) judgeKeyDates(keyID, retired, notBefore string) *KeyDates {
+//
+// who names the key ("key K", "verifier key K"); tok is the trusted token of
+// the signature the key made (nil when none), st that signature's signing time.
+func (c *checker) judgeKeyDates(who, retired, notBefore string, tok *timestamp.Token, st *SigningTime) *KeyDates {
 	kd := &KeyDates{RetiredAt: retired, NotBefore: notBefore}
 	set := func(status, format string, args ...any) *KeyDates {
 		kd.Status, kd.Reason = status, fmt.Sprintf(format, args...)
@@ -137,18 +174,18 @@ func (c *checker) judgeKeyDates(keyID, retired, notBefore string) *KeyDates {
 		}
 		t, err := time.Parse(time.RFC3339Nano, d.value)
 		if err != nil {
-			return set(KeyDatesSelfAsserted, "key %s has %s %q, which is not an RFC 3339 time: its service cannot be judged", keyID, d.name, d.value)
+			return set(KeyDatesSelfAsserted, "%s has %s %q, which is not an RFC 3339 time: its service cannot be judged", who, d.name, d.value)
 		}
 		*d.at = t
 	}
-	if tok := c.hostToken; tok != nil {
+	if tok != nil {
 		by := tok.Latest().UTC().Format(time.RFC3339Nano)
 		from := fmt.Sprintf("the rfc3161 token of %s", tok.TSA)
 		switch {
 		case retired != "" && tok.Latest().After(r):
-			return set(KeyOutOfService, "key %s was retired at %s, but the trusted time shows the signature only by %s (%s, its accuracy included): it is not shown to predate the retirement", keyID, retired, by, from)
+			return set(KeyOutOfService, "%s was retired at %s, but the trusted time shows the signature only by %s (%s, its accuracy included): it is not shown to predate the retirement", who, retired, by, from)
 		case notBefore != "" && tok.Latest().Before(nb):
-			return set(KeyOutOfService, "key %s is valid from %s, but the trusted time shows the signature existed already by %s (%s)", keyID, notBefore, by, from)
+			return set(KeyOutOfService, "%s is valid from %s, but the trusted time shows the signature existed already by %s (%s)", who, notBefore, by, from)
 		}
 		var within []string
 		if retired != "" {
@@ -157,7 +194,7 @@ func (c *checker) judgeKeyDates(keyID, retired, notBefore string) *KeyDates {
 		if notBefore != "" {
 			within = append(within, "after the start of its validity at "+notBefore)
 		}
-		return set(KeyInService, "key %s was in service when it signed: the trusted time %s (%s) is %s", keyID, by, from, strings.Join(within, " and "))
+		return set(KeyInService, "%s was in service when it signed: the trusted time %s (%s) is %s", who, by, from, strings.Join(within, " and "))
 	}
 	gen, genErr := time.Parse(time.RFC3339Nano, c.b.GeneratedAt)
 	now := c.opts.Now
@@ -166,21 +203,20 @@ func (c *checker) judgeKeyDates(keyID, retired, notBefore string) *KeyDates {
 	}
 	switch {
 	case retired != "" && genErr == nil && gen.After(r):
-		return set(KeyOutOfService, "key %s was retired at %s, but the bundle says it was generated at %s (%s)", keyID, retired, c.b.GeneratedAt, SelfAssertedTime)
+		return set(KeyOutOfService, "%s was retired at %s, but the bundle says it was generated at %s (%s)", who, retired, c.b.GeneratedAt, SelfAssertedTime)
 	case notBefore != "" && genErr == nil && gen.Before(nb):
-		return set(KeyOutOfService, "key %s is valid from %s, but the bundle says it was generated at %s (%s)", keyID, notBefore, c.b.GeneratedAt, SelfAssertedTime)
+		return set(KeyOutOfService, "%s is valid from %s, but the bundle says it was generated at %s (%s)", who, notBefore, c.b.GeneratedAt, SelfAssertedTime)
 	case retired != "" && r.After(now):
-		return set(KeyInService, "key %s retires at %s, which is still to come: the bundle was signed before then", keyID, retired)
+		return set(KeyInService, "%s retires at %s, which is still to come: the bundle was signed before then", who, retired)
 	case retired != "":
-		return set(KeyDatesSelfAsserted, "key %s was retired at %s; only generatedAt (%s), which no signature covers, says the bundle was signed before then%s: an RFC 3161 token made before the retirement would show it (bundle timestamp; --tsa-cert)", keyID, retired, orNone(c.b.GeneratedAt), c.tokenNote())
+		return set(KeyDatesSelfAsserted, "%s was retired at %s; only generatedAt (%s), which no signature covers, says the bundle was signed before then%s: an RFC 3161 token made before the retirement would show it (bundle timestamp; --tsa-cert)", who, retired, orNone(c.b.GeneratedAt), tokenNote(st))
 	}
-	return set(KeyInService, "key %s is valid from %s, and generatedAt says %s (%s)", keyID, notBefore, c.b.GeneratedAt, SelfAssertedTime)
+	return set(KeyInService, "%s is valid from %s, and generatedAt says %s (%s)", who, notBefore, c.b.GeneratedAt, SelfAssertedTime)
 }
 
-// tokenNote says why a host token that came with the bundle gave no trusted
-// time ("" when none came).
-func (c *checker) tokenNote() string {
-	st := c.v.SigningTime
+// tokenNote says why the token that came with the bundle for a signature (its
+// signing time st) gave no trusted time ("" when none came).
+func tokenNote(st *SigningTime) string {
 	if st.Token == "" || st.Trusted() {
 		return ""
 	}

@@ -281,3 +281,85 @@ func TestKeyringDatesAPEMKey(t *testing.T) {
 		}
 	}
 }
+
+// A verifier key's dates are judged as a host key's: a keyring that retires the
+// verifier key before generatedAt, or whose notBefore is after it, leaves an
+// independent-tier bundle COHERENT (it was VERIFIED with no word); a trusted
+// verifier token decides at its time; without an independent claim it is a note.
+func TestVerifierKeyDates(t *testing.T) {
+	tsa := testkit.NewStamper("verify TSA", false)
+	now := date("2026-12-01T00:00:00Z")
+	countersigned := func(independent bool) *bundle.Bundle {
+		b := testkit.Unsigned("https://h.example")
+		if independent {
+			b.ClaimedProfiles[0].EvidenceTier = bundle.TierIndependent
+		}
+		if err := b.Seal(); err != nil {
+			t.Fatal(err)
+		}
+		testkit.Sign(b, "host", testkit.HostKeyID)
+		signer, _ := keys.NewSigner(testkit.Key("verifier"))
+		if err := keys.CountersignBundle(b, signer, "lab-verifier-1"); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	verifierPEM := keys.PublicKey{Key: testkit.Public("verifier"), KeyID: "lab-verifier-1", Source: keys.SourcePEMFile}
+	entry := func(retired, notBefore string) keys.KeyringEntry {
+		return keys.KeyringEntry{KeyID: "lab-verifier-1", Alg: "ed25519", PublicKey: verifierPEM.Base64URL(),
+			Host: keys.KeyringHost{Name: "lab", Origin: "https://lab.example"}, RetiredAt: retired, NotBefore: notBefore}
+	}
+	for _, tc := range []struct {
+		name        string
+		independent bool
+		entry       keys.KeyringEntry
+		stamp       string // the verifier token's time, "" for none
+		outcome     verify.Outcome
+		status      string // VerifierKeyDates.Status, "" for nil
+		reason      string // in the COHERENT reasons (or, not independent, the notes)
+	}{
+		{"no dates", true, entry("", ""), "", verify.Verified, "", ""},
+		{"retired before generatedAt", true, entry("2026-10-01T00:00:00Z", ""), "", verify.Coherent, verify.KeyOutOfService,
+			"verifier key lab-verifier-1 was retired at 2026-10-01T00:00:00Z, but the bundle says it was generated at 2026-11-01T12:00:00.000Z"},
+		{"valid only after generatedAt", true, entry("", "2026-11-15T00:00:00Z"), "", verify.Coherent, verify.KeyOutOfService,
+			"verifier key lab-verifier-1 is valid from 2026-11-15T00:00:00Z, but the bundle says it was generated at"},
+		{"retired, only generatedAt says before", true, entry("2026-11-20T00:00:00Z", ""), "", verify.Coherent, verify.KeyDatesSelfAsserted,
+			"only generatedAt (2026-11-01T12:00:00.000Z), which no signature covers"},
+		{"retirement still to come", true, entry("2027-06-01T00:00:00Z", ""), "", verify.Verified, verify.KeyInService, ""},
+		{"trusted token before the retirement", true, entry("2026-11-20T00:00:00Z", ""), "2026-11-02T09:00:00Z", verify.Verified, verify.KeyInService, ""},
+		{"trusted token after the retirement", true, entry("2026-10-01T00:00:00Z", ""), "2026-11-02T09:00:00Z", verify.Coherent, verify.KeyOutOfService,
+			"verifier key lab-verifier-1 was retired at 2026-10-01T00:00:00Z, but the trusted time shows the signature only by 2026-11-02T09:00:01Z"},
+		{"not independent: a note", false, entry("2026-10-01T00:00:00Z", ""), "", verify.Verified, verify.KeyOutOfService,
+			"no profile claims the independent tier"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := countersigned(tc.independent)
+			opts := verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, VerifierKeys: keys.Set{verifierPEM}, Keyring: ringWith(entry(tc.entry.RetiredAt, tc.entry.NotBefore)),
+				Registry: profiles.Default(), TSA: timestamp.NewTrust(tsa.CA), Now: now}
+			var ts verify.Timestamps
+			if tc.stamp != "" {
+				ts.Verifier = &timestamp.File{Path: "b.json.verifier.tsr", Reply: tsa.Reply(sigBytes(t, b.VerifierSignature), date(tc.stamp), false)}
+			}
+			v := verify.Judge(b, nil, opts, ts)
+			if v.Outcome != tc.outcome || len(v.Rejections) > 0 || !v.VerifierSignatureVerified {
+				t.Fatalf("%s %v verifierVerified=%v %v", v.Outcome, v.Kinds(), v.VerifierSignatureVerified, v.Unverified)
+			}
+			switch {
+			case tc.status == "" && v.VerifierKeyDates != nil:
+				t.Errorf("verifier key dates %+v", v.VerifierKeyDates)
+			case tc.status != "" && (v.VerifierKeyDates == nil || v.VerifierKeyDates.Status != tc.status):
+				t.Errorf("verifier key dates %+v, want %s", v.VerifierKeyDates, tc.status)
+			}
+			if v.KeyDates != nil {
+				t.Errorf("the host key's dates judged: %+v", v.KeyDates)
+			}
+			said := joined(v.Unverified)
+			if !tc.independent {
+				said = joined(v.Notes)
+			}
+			if tc.reason != "" && !strings.Contains(said, tc.reason) {
+				t.Errorf("%q does not say %q", said, tc.reason)
+			}
+		})
+	}
+}

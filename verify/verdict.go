@@ -18,8 +18,10 @@ type Kind string
 
 // Rejection kinds, in the order the verifier checks them. schema,
 // discovery-versions-mismatch, profile-claim-missing, certified-not-witnessed,
-// too-many-claims and the four timestamp-* kinds are certcut's own; the others
-// are the reference verifyBundleV3's.
+// too-many-claims, profile-claim-duplicate, the four timestamp-* kinds and the
+// deploy binding's build-kind, build-mismatch and target-major (Options.Expect;
+// the checks OpenWOP's installer makes before serving a bundle) are certcut's
+// own; the others are the reference verifyBundleV3's.
 const (
 	KindNotV3                        Kind = "not-v3"
 	KindSchema                       Kind = "schema"
@@ -31,6 +33,9 @@ const (
 	KindAssertionCount               Kind = "assertion-count"
 	KindDetailMissing                Kind = "detail-missing"
 	KindBuildMissing                 Kind = "build-missing"
+	KindBuildKind                    Kind = "build-kind"     // certcut's own (Options.Expect)
+	KindBuildMismatch                Kind = "build-mismatch" // certcut's own (Options.Expect)
+	KindTargetMajor                  Kind = "target-major"   // certcut's own (Options.Expect)
 	KindSignatureMissing             Kind = "signature-missing"
 	KindSignatureOver                Kind = "signature-over"
 	KindSignatureInvalid             Kind = "signature-invalid"
@@ -53,6 +58,7 @@ const (
 	KindProfileNotDerivable          Kind = "profile-not-derivable"
 	KindCertifiedNotWitnessed        Kind = "certified-not-witnessed" // certcut's own
 	KindTooManyClaims                Kind = "too-many-claims"         // certcut's own
+	KindProfileClaimDuplicate        Kind = "profile-claim-duplicate" // certcut's own
 )
 
 // Bounds on what a bundle may claim before the rules that compare claims with
@@ -226,7 +232,8 @@ const (
 	KeyOutOfService = "out-of-service"
 )
 
-// KeyDates is the judgement of the host key's dates at the signing time.
+// KeyDates is the judgement of a key's dates (the host's, or the verifier's) at
+// the signing time.
 type KeyDates struct {
 	Status    string `json:"status"`
 	RetiredAt string `json:"retiredAt,omitempty"`
@@ -266,7 +273,9 @@ type Verdict struct {
 	Outcome Outcome `json:"verdict"`
 	// NotABundle says, for a JSON document that is not a certification bundle at
 	// all (no bundleVersion), what it looks like ("a discovery document …"). The
-	// verdict is still the reference's: REJECTED, not-v3.
+	// verdict is still the reference's: REJECTED, not-v3. Readers of files
+	// (ReadBundle, the CLI) refuse such a document before judging it
+	// (Recognize, *NotABundleError).
 	NotABundle string `json:"notABundle,omitempty"`
 	// Rejections lists the problems found, in rule order: at most
 	// MaxRejectionsPerKind of each kind, then one rejection of that kind counting
@@ -308,6 +317,10 @@ type Verdict struct {
 	// KeyDates judges the trusted host key's retiredAt and notBefore at
 	// SigningTime; nil when the key has no dates or was not used.
 	KeyDates *KeyDates `json:"keyDates,omitempty"`
+	// VerifierKeyDates judges the trusted verifier key's retiredAt and notBefore
+	// at VerifierSigningTime (or generatedAt) as KeyDates does the host key's;
+	// nil when the key has no dates or the verifier signature did not verify.
+	VerifierKeyDates *KeyDates `json:"verifierKeyDates,omitempty"`
 	// SelfPublished resolves signature.keyId in the bundle's own discovery document.
 	// It is reported, never trusted: a bundle can publish any key it likes.
 	SelfPublished Attribution `json:"selfPublished"`

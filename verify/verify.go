@@ -49,10 +49,30 @@ type Options struct {
 	// some, a token that does not chain to them is a timestamp-untrusted
 	// rejection.
 	TSA *timestamp.Trust
+	// Expect, when set, binds the bundle to a deploy: it must be the cut of this
+	// build and major (build-kind, build-mismatch, target-major), beside every
+	// other check.
+	Expect *Expect
 	// Now is the verifier's clock, which bounds the signing time from above (a
 	// bundle that exists now was signed by now): a retirement still to come
 	// needs no token. Zero means the current time.
 	Now time.Time
+}
+
+// Expect is what a deploy expects of the bundle it is about to serve: the cut
+// of the build being deployed, for the major it serves (the question OpenWOP's
+// installer asks before serving evidence: may this host serve this bundle as
+// its own for this commit and major?).
+type Expect struct {
+	// Build is the build being deployed: host.build must have its kind
+	// (build-kind) and exactly its id (build-mismatch). A zero Build is not
+	// checked. host.build is signed.
+	Build bundle.Build
+	// Major, when non-zero, is the major the deploy serves: suite.targetMajor
+	// must be it (target-major). targetMajor is unsigned; what binds it is that
+	// the bundle is judged by that major's rules (at major 2, derivability and
+	// the floor rows).
+	Major int
 }
 
 // Timestamps are the RFC 3161 replies that come with a bundle; bundle timestamp
@@ -135,8 +155,9 @@ type checker struct {
 	opts Options
 	ts   Timestamps
 	v    *Verdict
-	// hostToken is the host signature's token when it is trusted.
-	hostToken *timestamp.Token
+	// hostToken and verifierToken are the host and verifier signatures' tokens
+	// when they are trusted.
+	hostToken, verifierToken *timestamp.Token
 
 	attestation      []byte
 	signatureChecked bool // the host signature was checked under a trusted key
@@ -250,6 +271,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	rows := b.Results.Requirements
 	c.rowRules(rows)
 	c.digestRules(rows)
+	c.expectRules()
 	c.signatureRules()
 	c.independentRules()
 	c.timestampRules()
@@ -261,6 +283,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	c.profileRules(rows)
 	c.attribute()
 	c.keyDates()
+	c.verifierKeyDates()
 }
 
 // schemaProblems returns the bundle schema's findings (bundle.CheckSchema, the
@@ -333,6 +356,31 @@ func (c *checker) digestRules(rows []bundle.Row) {
 	}
 	if b.Host.Build.Kind == "" || b.Host.Build.ID == "" {
 		c.reject(KindBuildMissing, "", "host.build must name the build the suite ran against ({kind, id}); it is %s", describeBuild(b.Raw))
+	}
+}
+
+// expectRules: build-kind, build-mismatch, target-major (Options.Expect). The
+// build is compared exactly, as the installer compares it: an abbreviated commit
+// is not the commit, and a build of another kind is not compared by id.
+func (c *checker) expectRules() {
+	e := c.opts.Expect
+	if e == nil {
+		return
+	}
+	got, want := c.b.Host.Build, e.Build
+	switch {
+	case want == bundle.Build{}:
+	case got.Kind != want.Kind:
+		c.reject(KindBuildKind, "", "host.build.kind is %q, but the deploy expects a %q build (%s:%s): this bundle is not the cut of the build being deployed", got.Kind, want.Kind, want.Kind, want.ID)
+	case got.ID != want.ID:
+		why := "this bundle is the cut of another build"
+		if got.ID != "" && strings.HasPrefix(want.ID, got.ID) {
+			why = "an abbreviated id names no build exactly: cut the bundle with the full id"
+		}
+		c.reject(KindBuildMismatch, "", "host.build.id is %q, but the deploy expects %s:%s: %s", got.ID, want.Kind, want.ID, why)
+	}
+	if e.Major != 0 && c.b.Suite.TargetMajor != e.Major {
+		c.reject(KindTargetMajor, "", "suite.targetMajor is %d, but the deploy serves major %d: this bundle is not the cut for it", c.b.Suite.TargetMajor, e.Major)
 	}
 }
 
@@ -420,17 +468,27 @@ func (c *checker) hostKey(keyID string) (keys.PublicKey, string, bool) {
 
 // verifierKey picks the trusted key for a verifier signature under keyID: an exact
 // key-id match among VerifierKeys, else — only with UnsafeLoneKeyAnyKeyID — the
-// lone key.
+// lone// key. Like a host key, a key the keyring pins (by its bytes) takes the
+// keyring's notBefore and retiredAt where its own source names none.
 func (c *checker) verifierKey(keyID string) (keys.PublicKey, string, bool) {
-	if k, ok := c.opts.VerifierKeys.Select(keyID); ok {
-		return k, MatchKeyID, true
+	k, ok := c.opts.VerifierKeys.Select(keyID)
+	match := MatchKeyID
+	if !ok && c.opts.UnsafeLoneKeyAnyKeyID {
+		k, ok = c.opts.VerifierKeys.Lone()
+		match = MatchLoneKey
 	}
-	if c.opts.UnsafeLoneKeyAnyKeyID {
-		if k, ok := c.opts.VerifierKeys.Lone(); ok {
-			return k, MatchLoneKey, true
+	if !ok {
+		return keys.PublicKey{}, "", false
+	}
+	if e, pinned := c.opts.Keyring.ForKey(k.Key); pinned {
+		if k.RetiredAt == "" {
+			k.RetiredAt = e.RetiredAt
+		}
+		if k.NotBefore == "" {
+			k.NotBefore = e.NotBefore
 		}
 	}
-	return keys.PublicKey{}, "", false
+	return k, match, true
 }
 
 // loneKeyNote says that the lone key was used although its id is another.
@@ -600,7 +658,8 @@ func (c *checker) hostSigned(sig string) (keys.PublicKey, bool) {
 	return keys.PublicKey{}, false
 }
 
-// profileRules: undeclared-relaxation-observed, relaxed-profile-certified,
+// profileRules: too-many-claims, profile-claim-duplicate,
+// undeclared-relaxation-observed, relaxed-profile-certified,
 // blocked-certified, discovery-digest, discovery-versions-mismatch,
 // opted-out-but-advertised, profile-not-derivable, certified-not-witnessed.
 func (c *checker) profileRules(rows []bundle.Row) {
@@ -615,6 +674,7 @@ func (c *checker) profileRules(rows []bundle.Row) {
 		c.discoveryRules(reg)
 		return
 	}
+	c.claimRules()
 	var claimedIDs, declared []string
 	for _, p := range b.ClaimedProfiles {
 		claimedIDs = append(claimedIDs, p.ID)
@@ -688,6 +748,23 @@ func (c *checker) profileRules(rows []bundle.Row) {
 		c.floorRules(rows, reg)
 	}
 	c.relaxed = slices.Concat(declaredDenied, observedDenied)
+}
+
+// claimRules: profile-claim-duplicate. claimedProfiles is unsigned, and each rule
+// that judges a claim judges every claim; still, a profile claimed twice (say once
+// certified: false, as minted, and again certified: true, appended by hand) is a
+// bundle no emitter writes, and readers that take the first or the last claim of
+// an id would disagree about it. Each repeat is a bundle-wide rejection, so such
+// a bundle certifies nothing.
+func (c *checker) claimRules() {
+	first := make(map[string]int, len(c.b.ClaimedProfiles))
+	for i, p := range c.b.ClaimedProfiles {
+		if j, dup := first[p.ID]; dup {
+			c.reject(KindProfileClaimDuplicate, "", "claimedProfiles[%d] claims %s again (first claimed at claimedProfiles[%d], certified %t; again certified %t): a profile is claimed once, and claimedProfiles is not signed", i, p.ID, j, c.b.ClaimedProfiles[j].Certified, p.Certified)
+			continue
+		}
+		first[p.ID] = i
+	}
 }
 
 // discoveryRules: discovery-digest and discovery-versions-mismatch; it reports
@@ -771,13 +848,13 @@ func (c *checker) versionRules(doc bundle.Value) {
 // inapplicable one are noted, not held against it.
 func (c *checker) floorRules(rows []bundle.Row, reg *profiles.Registry) {
 	byID := profiles.FloorRowsByID(rows)
-	seen := map[string]bool{}
 	for _, p := range c.b.ClaimedProfiles {
+		// Every claim is judged, a repeated one too (profile-claim-duplicate
+		// rejects the repeat; this rule still refuses its certified flag).
 		rp, known := reg.Profile(p.ID)
-		if !known || seen[p.ID] {
+		if !known {
 			continue
 		}
-		seen[p.ID] = true
 		witnessed := 0
 		var refuted, missing, inapplicable []string
 		for _, f := range rp.Floor(byID) {

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -632,5 +633,44 @@ func TestSchemaRejections(t *testing.T) {
 				t.Errorf("a schema rejection is bundle-wide; certified %v", v.CertifiedProfiles)
 			}
 		})
+	}
+}
+
+// A JSON file that is recognisably not a bundle is refused by the file reader
+// (*NotABundleError naming its kind and the command that reads it), not judged;
+// one with a bundleVersion is read and judged.
+func TestReadBundleNotABundle(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		doc, looks, reads string
+	}{
+		{`{"keyringVersion":1,"keys":[]}`, "a keyring", "'bundle verify --keyring F BUNDLE' reads it"},
+		{`{"hosts":[]}`, "a host-tier table", "--tiers F"},
+		{`{"signingKeys":[]}`, "a discovery document", "--from-discovery F"},
+		{`{"rfc":"RFCS/0211.md"}`, "a gate file", "--gate-file F"},
+		{`{"payloadType":"x","payload":"","signatures":[]}`, "a DSSE envelope", "'bundle verify-attestation F'"},
+		{`{}`, "a JSON object with no bundleVersion", "bundleVersion says its format"},
+		{`[1]`, "a JSON array", "bundleVersion says its format"},
+	} {
+		f := filepath.Join(dir, "F")
+		if err := os.WriteFile(f, []byte(tc.doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, err := verify.ReadBundle(f, nil)
+		var nb *verify.NotABundleError
+		if !errors.As(err, &nb) {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		msg := strings.ReplaceAll(nb.Error(), f, "F")
+		if !strings.Contains(msg, "it is "+tc.looks) || !strings.Contains(msg, tc.reads) || strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q", tc.doc, msg)
+		}
+	}
+	f := filepath.Join(dir, "v2.json")
+	if err := os.WriteFile(f, []byte(`{"bundleVersion":"2"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := verify.ReadBundle(f, nil); err != nil {
+		t.Errorf("a v2 bundle is a bundle (REJECTED not-v3 when judged): %v", err)
 	}
 }

@@ -25,12 +25,13 @@ const exitRefused = 2
 // loadSigner loads a signing key reference (keys.LoadSigner: a PEM file, env:NAME,
 // a KMS URI, a pkcs11: URI); every failure is an unreadable input. A KMS or token
 // key's calls are bounded by the --kms-timeout ctx carries (root.go). The caller
-// closes the signer (a token key holds a session).
+// closes the signer (a token key holds a session). Messages show ref only as
+// keys.ShownRef does: never a pin-value or a URI's secret.
 func loadSigner(ctx context.Context, flag, ref string) (*keys.Signer, error) {
 	s, err := keys.LoadSigner(ctx, ref)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, inputError(fmt.Errorf("%s %s: no such key file (create one with 'bundle keys generate')", flag, ref))
+			return nil, inputError(fmt.Errorf("%s %s: no such key file (create one with 'bundle keys generate')", flag, keys.ShownRef(ref)))
 		}
 		return nil, inputError(fmt.Errorf("%s: %w", flag, err))
 	}

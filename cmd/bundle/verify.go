@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"os/exec"
+	"regexp"
+	"strings"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/limitedfile"
@@ -16,6 +22,9 @@ type verifyOptions struct {
 	// hostToken and verifierToken name token files for a single bundle
 	// (--timestamp, --verifier-timestamp) instead of FILE.tsr beside it.
 	hostToken, verifierToken string
+	// expectBuild and expectMajor bind the bundles to a deploy (verify.Expect).
+	expectBuild string
+	expectMajor int
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -28,7 +37,74 @@ func newVerifyCmd() *cobra.Command {
 	addOutput(cmd, &o.out, true, render.Text, render.JSON)
 	cmd.Flags().StringVar(&o.hostToken, "timestamp", "", "the RFC 3161 token `FILE` of the host signature (default: FILE.tsr beside the bundle, when there); one bundle only")
 	cmd.Flags().StringVar(&o.verifierToken, "verifier-timestamp", "", "the RFC 3161 token `FILE` of the verifier signature (default: FILE.verifier.tsr, when there); one bundle only")
+	cmd.Flags().StringVar(&o.expectBuild, "expect-build", "", "refuse a bundle that is not the cut of this build: `KIND:ID` (commit:HEAD for the work tree's HEAD)")
+	cmd.Flags().IntVar(&o.expectMajor, "expect-major", 0, "refuse a bundle whose suite.targetMajor is not `N`")
 	return cmd
+}
+
+// expectation reads --expect-build and --expect-major into a verify.Expect (nil
+// when neither is given). KIND is one of the three build kinds; a commit id is
+// the full 40 (or 64) lowercase hex digits, or HEAD: the commit the work tree in
+// the current directory has checked out (git rev-parse). A malformed flag is a
+// usage error; a HEAD git cannot resolve, an input error.
+func (o *verifyOptions) expectation(cmd *cobra.Command) (*verify.Expect, error) {
+	majorGiven := cmd.Flags().Changed("expect-major")
+	if o.expectBuild == "" && !majorGiven {
+		return nil, nil
+	}
+	e := &verify.Expect{}
+	if majorGiven {
+		if o.expectMajor < 1 {
+			return nil, usageErrorf("verify: --expect-major %d: give the major the deploy serves (1, 2, …)", o.expectMajor)
+		}
+		e.Major = o.expectMajor
+	}
+	if o.expectBuild == "" {
+		return e, nil
+	}
+	kind, id, ok := strings.Cut(o.expectBuild, ":")
+	switch {
+	case !ok || id == "":
+		return nil, usageErrorf("verify: --expect-build %q: give KIND:ID (commit:HEAD, commit:<40 hex digits>, image-digest:sha256:<hex>, artifact-sha256:<hex>)", o.expectBuild)
+	case kind != bundle.BuildCommit && kind != bundle.BuildImageDigest && kind != bundle.BuildArtifactSHA256:
+		return nil, usageErrorf("verify: --expect-build %q: the build kind is %s, %s or %s", o.expectBuild, bundle.BuildCommit, bundle.BuildImageDigest, bundle.BuildArtifactSHA256)
+	case kind == bundle.BuildCommit && id == "HEAD":
+		head, err := gitHead()
+		if err != nil {
+			return nil, inputError(fmt.Errorf("verify: --expect-build commit:HEAD: %v; run verify in the checkout being deployed, or give the commit id", err))
+		}
+		id = head
+	case kind == bundle.BuildCommit && !fullCommit.MatchString(id):
+		return nil, usageErrorf("verify: --expect-build %q: a commit is its full id (40 or 64 lowercase hex digits) or HEAD; an abbreviated id names no build exactly", o.expectBuild)
+	}
+	e.Build = bundle.Build{Kind: kind, ID: id}
+	return e, nil
+}
+
+// fullCommit matches a full git commit id (SHA-1 or SHA-256).
+var fullCommit = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// gitHead returns the commit HEAD names in the work tree of the current
+// directory.
+func gitHead() (string, error) {
+	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", "--end-of-options", "HEAD^{commit}")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var missing *exec.Error
+		if errors.As(err, &missing) {
+			return "", fmt.Errorf("git cannot be run: %v", err)
+		}
+		if msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); msg != "" {
+			return "", fmt.Errorf("git rev-parse HEAD: %s", msg)
+		}
+		return "", fmt.Errorf("git rev-parse HEAD: no commit is checked out here (%v)", err)
+	}
+	head := strings.TrimSpace(stdout.String())
+	if !fullCommit.MatchString(head) {
+		return "", fmt.Errorf("git rev-parse HEAD printed %q, not a commit id", head)
+	}
+	return head, nil
 }
 
 // fileVerdict is one file's result, as the JSON output carries it.
@@ -46,10 +122,15 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, files []string) error {
 	if (o.hostToken != "" || o.verifierToken != "") && len(files) != 1 {
 		return usageErrorf("verify: --timestamp and --verifier-timestamp name the tokens of one bundle, but %d bundles are given; put each token beside its bundle as FILE.tsr instead", len(files))
 	}
+	expect, err := o.expectation(cmd)
+	if err != nil {
+		return err
+	}
 	opts, err := o.trust.options()
 	if err != nil {
 		return err
 	}
+	opts.Expect = expect
 	stdin, stdout := cmd.InOrStdin(), cmd.OutOrStdout()
 	vo := render.VerdictOptions{CLI: versionString(), Color: useColor(stdout), Quiet: o.out.quiet}
 	tally := render.Tally{}
@@ -73,7 +154,15 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, files []string) error {
 		if err != nil {
 			return nil, err
 		}
-		return verify.ParseWith(data, opts, ts)
+		b, problems, err := bundle.Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		if err := verify.Recognize(b); err != nil {
+			err.(*verify.NotABundleError).File = files[i]
+			return nil, err
+		}
+		return verify.Judge(b, problems, opts, ts), nil
 	}, func(i int, r verify.Result) {
 		if r.Panic != nil {
 			panic(r.Panic)

@@ -23,6 +23,8 @@ const (
 	Registry  Kind = "a profile registry"
 	Tiers     Kind = "a host-tier table"
 	Schema    Kind = "a JSON Schema"
+	Statement Kind = "an in-toto statement (an attestation's payload)"
+	GateFile  Kind = "a gate file"
 	Other     Kind = "a JSON object of another kind"
 )
 
@@ -45,6 +47,8 @@ func Of(v bundle.Value) Kind {
 		return Bundle
 	case has("payloadType") && has("signatures"):
 		return Envelope
+	case has("_type") && has("predicateType"):
+		return Statement
 	case has("keyringVersion"):
 		return Keyring
 	case has("signingKeys", "protocolVersions", "implementation", "preferredVersion"):
@@ -53,6 +57,8 @@ func Of(v bundle.Value) Kind {
 		return Tiers
 	case has("profiles"):
 		return Registry
+	case has("rfc", "require", "requireCorpus", "minTier"):
+		return GateFile
 	}
 	if s, ok := v.Get("$schema"); ok {
 		if text, _ := s.Str(); strings.Contains(text, "json-schema.org") && has("properties", "type", "$defs") {
