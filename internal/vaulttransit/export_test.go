@@ -1,0 +1,7 @@
+package vaulttransit
+
+// Unexported helpers for the external tests.
+var (
+	KeyName      = keyName
+	StripVersion = stripVersion
+)
