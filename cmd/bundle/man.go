@@ -145,6 +145,9 @@ func manFlag(f *pflag.Flag) string {
 	}
 	fmt.Fprintf(&b, "\\fB--%s\\fP", manText(f.Name))
 	def := f.DefValue
+	if def == "" && f.Value.Type() == "stringArray" {
+		def = "[]" // stringsVar's empty default
+	}
 	if f.Value.Type() == "string" {
 		def = strconv.Quote(def)
 	}
