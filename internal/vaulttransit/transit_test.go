@@ -4,14 +4,12 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/certcut/certcut/internal/testkit"
 	"github.com/certcut/certcut/internal/vaulttransit"
@@ -120,35 +118,5 @@ func TestNamespaceMountRetries(t *testing.T) {
 	t.Setenv("VAULT_MAX_RETRIES", "many")
 	if _, err := vaulttransit.New("hashivault://k", vaulttransit.Config{Address: srv.URL, Token: "t"}); err == nil {
 		t.Error("VAULT_MAX_RETRIES=many accepted")
-	}
-}
-
-// A call whose context ends is cancelled: Vault sees the request go away, and
-// the call returns the context's error at once, with no retry.
-func TestCallCancelled(t *testing.T) {
-	gone := make(chan struct{}, 4)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.ReadAll(r.Body) // the server notices a closed connection once the body is read
-		<-r.Context().Done()
-		gone <- struct{}{}
-	}))
-	defer srv.Close()
-	c, err := vaulttransit.New("hashivault://k", vaulttransit.Config{Address: srv.URL, Token: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := c.Sign(ctx, []byte("m")); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("got %v, want the context's deadline", err)
-	}
-	if d := time.Since(start); d > 900*time.Millisecond {
-		t.Errorf("took %s: the call was retried or not cancelled", d)
-	}
-	select {
-	case <-gone:
-	case <-time.After(5 * time.Second):
-		t.Error("Vault never saw the request cancelled")
 	}
 }
