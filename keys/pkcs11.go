@@ -226,7 +226,7 @@ func GeneratePKCS11Key(ctx context.Context, ref, label string) (*Signer, error) 
 // it the call is abandoned (a cgo call cannot be cancelled) and the error is a
 // *PKCS11Error wrapping ErrTokenTimeout.
 func withinToken[T any](ctx context.Context, timeout time.Duration, uri, call string, f func() (T, error)) (T, error) {
-	v, err := withinKMS(ctx, timeout, uri, call, func(context.Context) (T, error) { return f() })
+	v, err := withinKMS(ctx, timeout, uri, call, f)
 	var te *KMSTimeoutError
 	if errors.As(err, &te) {
 		return v, &PKCS11Error{URI: uri, Call: call, Err: fmt.Errorf("%w: no answer within %s", ErrTokenTimeout, timeout),

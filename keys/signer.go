@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/certcut/certcut/internal/panics"
-	"github.com/certcut/certcut/internal/vaulttransit"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
-	"github.com/sigstore/sigstore/pkg/signature/options"
+	"github.com/sigstore/sigstore/pkg/signature/kms"
+
+	// The HashiCorp Vault (and OpenBao) transit provider: hashivault:// key URIs.
+	_ "github.com/sigstore/sigstore/pkg/signature/kms/hashivault"
 )
 
 // Signer is a loaded Ed25519 signing key: a sigstore signer (a local key, a KMS
@@ -78,10 +80,9 @@ func IsKMS(ref string) bool { return !IsPKCS11(ref) && strings.Contains(ref, ":/
 //   - a PKCS#11 URI (pkcs11:token=…;object=…?module-path=…&pin-source=…), a key
 //     on a token: LoadPKCS11Signer. pin-value is accepted here, where the
 //     reference is the caller's own argument.
-//   - a KMS URI (hashivault://KEY, openbao://KEY), a Vault or OpenBao transit
-//     key (LoadKMSSigner); Vault's address and token come from VAULT_ADDR and
-//     VAULT_TOKEN unless opts carry them (options.WithRPCAuthOpts). The key must
-//     be an Ed25519 transit key.
+//   - a KMS URI (hashivault://KEY, openbao://KEY), through sigstore's KMS support;
+//     Vault's address and token come from VAULT_ADDR and VAULT_TOKEN unless opts
+//     carry them. The key must be an Ed25519 transit key.
 //   - env:NAME, an environment variable holding the PKCS#8 PEM text, or a
 //     PKCS#11 URI; a pin-value in that URI is refused (ErrPINValueRecorded).
 //   - a path to a PKCS#8 PEM file, refused when group or others can read it.
@@ -161,7 +162,8 @@ func KMSTimeout(ctx context.Context) time.Duration {
 }
 
 // KMSTimeoutError is a KMS call that did not complete within its bound. The call
-// is abandoned and its request cancelled.
+// is abandoned: sigstore's Vault client takes no context, so it cannot be
+// cancelled, only no longer waited for.
 type KMSTimeoutError struct {
 	URI     string
 	Call    string // "loading the key", "reading the public key", "signing"
@@ -183,52 +185,48 @@ func (e *KMSError) Error() string { return fmt.Sprintf("%s: %s: %v", e.URI, e.Ca
 func (e *KMSError) Unwrap() error { return e.Err }
 
 // withinKMS runs one KMS call, waiting at most timeout (and no longer than ctx
-// allows); f gets a context that ends then. A panic in the call is re-raised in
-// the caller's goroutine.
-func withinKMS[T any](ctx context.Context, timeout time.Duration, uri, call string, f func(context.Context) (T, error)) (T, error) {
+// allows). A panic in the call is re-raised in the caller's goroutine.
+func withinKMS[T any](ctx context.Context, timeout time.Duration, uri, call string, f func() (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var v T
 	var err error
-	done := panics.Go(func() { v, err = f(ctx) })
+	done := panics.Go(func() { v, err = f() })
 	select {
 	case perr := <-done:
 		if perr != nil {
 			panic(perr)
 		}
-		if ctx.Err() == nil || err == nil {
-			return v, err
-		}
+		return v, err
 	case <-ctx.Done():
+		var zero T
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return zero, &KMSTimeoutError{URI: uri, Call: call, Timeout: timeout}
+		}
+		return zero, ctx.Err()
 	}
-	var zero T
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return zero, &KMSTimeoutError{URI: uri, Call: call, Timeout: timeout}
-	}
-	return zero, ctx.Err()
 }
 
-// kmsSigner signs with a transit key, every call bounded by a timeout.
+// kmsSigner bounds every call to a KMS signer by a timeout.
 type kmsSigner struct {
-	client  *vaulttransit.Client
-	pub     crypto.PublicKey
+	sv      signature.SignerVerifier
 	uri     string
 	timeout time.Duration
 }
 
-func (k *kmsSigner) PublicKey(...signature.PublicKeyOption) (crypto.PublicKey, error) {
-	return k.pub, nil
+func (k *kmsSigner) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicKey, error) {
+	return withinKMS(context.Background(), k.timeout, k.uri, "reading the public key", func() (crypto.PublicKey, error) {
+		pub, err := k.sv.PublicKey(opts...)
+		if err != nil {
+			return nil, &KMSError{URI: k.uri, Call: "reading the public key", Err: err}
+		}
+		return pub, nil
+	})
 }
 
-// SignMessage signs the message itself (Ed25519 takes no digest); options are
-// ignored.
-func (k *kmsSigner) SignMessage(message io.Reader, _ ...signature.SignOption) ([]byte, error) {
-	msg, err := io.ReadAll(message)
-	if err != nil {
-		return nil, err
-	}
-	return withinKMS(context.Background(), k.timeout, k.uri, "signing", func(ctx context.Context) ([]byte, error) {
-		sig, err := k.client.Sign(ctx, msg)
+func (k *kmsSigner) SignMessage(message io.Reader, opts ...signature.SignOption) ([]byte, error) {
+	return withinKMS(context.Background(), k.timeout, k.uri, "signing", func() ([]byte, error) {
+		sig, err := k.sv.SignMessage(message, opts...)
 		if err != nil {
 			return nil, &KMSError{URI: k.uri, Call: "signing", Err: err}
 		}
@@ -236,34 +234,30 @@ func (k *kmsSigner) SignMessage(message io.Reader, _ ...signature.SignOption) ([
 	})
 }
 
-// LoadKMSSigner loads an Ed25519 Vault or OpenBao transit key (hashivault://KEY,
-// openbao://KEY) through the transit API (internal/vaulttransit, the calls and
-// environment of sigstore's hashivault provider); opts may carry the address,
-// token and engine path (options.WithRPCAuthOpts) and a context
-// (options.WithContext). Every call to the KMS — reading its public key, each
-// signature the Signer makes — is bounded by KMSTimeout(ctx) and fails with
-// *KMSTimeoutError past it; other failures of a call are *KMSError. The public
-// key is read once, when the key is loaded.
+// LoadKMSSigner loads an Ed25519 KMS key through sigstore's kms.Get, with no
+// pre-hash (crypto.Hash(0)): Ed25519 signs the message itself. Every call to the
+// KMS — loading the key, reading its public key, each signature the Signer makes —
+// is bounded by KMSTimeout(ctx) and fails with *KMSTimeoutError past it; other
+// failures of a call are *KMSError.
 func LoadKMSSigner(ctx context.Context, uri string, opts ...signature.RPCOption) (*Signer, error) {
 	timeout := KMSTimeout(ctx)
-	known := false
-	for _, s := range vaulttransit.Schemes {
-		known = known || strings.HasPrefix(uri, s)
-	}
-	if !known {
-		return nil, fmt.Errorf("%s: no KMS provider for this URI (certcut signs through hashivault:// and openbao://)", uri)
-	}
-	var auth options.RPCAuth
-	for _, o := range opts {
-		o.ApplyRPCAuthOpts(&auth)
-		o.ApplyContext(&ctx)
-	}
-	client, err := vaulttransit.New(uri, vaulttransit.Config{Address: auth.Address, Token: auth.Token, Mount: auth.Path})
+	sv, err := withinKMS(ctx, timeout, uri, "loading the key", func() (signature.SignerVerifier, error) {
+		return kms.Get(ctx, uri, crypto.Hash(0), opts...)
+	})
 	if err != nil {
+		var nf *kms.ProviderNotFoundError
+		var te *KMSTimeoutError
+		switch {
+		case errors.As(err, &nf):
+			return nil, fmt.Errorf("%s: no KMS provider for this URI (certcut signs through hashivault:// and openbao://)", uri)
+		case errors.As(err, &te):
+			return nil, err
+		}
 		return nil, &KMSError{URI: uri, Call: "loading the key", Err: err}
 	}
-	pub, err := withinKMS(ctx, timeout, uri, "reading the public key", func(ctx context.Context) (crypto.PublicKey, error) {
-		pub, err := client.PublicKey(ctx)
+	bounded := &kmsSigner{sv: sv, uri: uri, timeout: timeout}
+	pub, err := withinKMS(ctx, timeout, uri, "reading the public key", func() (crypto.PublicKey, error) {
+		pub, err := sv.PublicKey()
 		if err != nil {
 			return nil, &KMSError{URI: uri, Call: "reading the public key", Err: err}
 		}
@@ -276,7 +270,7 @@ func LoadKMSSigner(ctx context.Context, uri string, opts ...signature.RPCOption)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w: the KMS key is %T (create the transit key with type ed25519)", uri, ErrNotEd25519, pub)
 	}
-	return &Signer{Signer: &kmsSigner{client: client, pub: edPub, uri: uri, timeout: timeout}, Public: edPub, Ref: uri}, nil
+	return &Signer{Signer: bounded, Public: edPub, Ref: uri}, nil
 }
 
 // Generate makes a new Ed25519 key pair from rnd (crypto/rand when nil).
