@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -113,12 +112,12 @@ func (r *Result) reject(kind ProblemKind, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Kind: kind, Detail: fmt.Sprintf(format, args...)})
 }
 
-var subjectDigestRE = regexp.MustCompile(`^([A-Za-z0-9_-]+):([0-9a-fA-F]+)$`)
+var subjectDigestRE = lazyRE(`^([A-Za-z0-9_-]+):([0-9a-fA-F]+)$`)
 
 // ParseSubjectDigest checks an "ALG:HEX" subject digest (sha256:…, gitCommit:…)
 // and returns the algorithm and the lowercase hex.
 func ParseSubjectDigest(s string) (alg, hexDigest string, err error) {
-	m := subjectDigestRE.FindStringSubmatch(s)
+	m := subjectDigestRE().FindStringSubmatch(s)
 	if m == nil {
 		return "", "", fmt.Errorf("%q is not ALG:HEX (e.g. sha256:<64 hex digits>, gitCommit:<40 hex digits>)", s)
 	}

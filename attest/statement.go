@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/certcut/certcut/bundle"
@@ -88,23 +89,30 @@ func (o Options) check() error {
 // VerifierID returns verifier.id for a certcut version: VerifierURI@version.
 func VerifierID(version string) string { return VerifierURI + "@" + version }
 
-var releaseRE = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+// The patterns are compiled when first used, not at start (package init runs for
+// every command of the binary).
+var releaseRE = lazyRE(`^v\d+\.\d+\.\d+$`)
+
+// lazyRE is a regular expression compiled at its first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // VerifyPolicyURI names the rules a bundle VSA applied, certcut's verify, as the
 // documentation of that version states them: docs/verify.md at the release tag,
 // or on main for a build that is no release.
 func VerifyPolicyURI(version string) string {
 	ref := "main"
-	if releaseRE.MatchString(version) {
+	if releaseRE().MatchString(version) {
 		ref = version
 	}
 	return "https://github.com/certcut/certcut/blob/" + ref + "/docs/verify.md"
 }
 
 var (
-	hex40  = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	hex64  = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	hex128 = regexp.MustCompile(`^[0-9a-f]{128}$`)
+	hex40  = lazyRE(`^[0-9a-f]{40}$`)
+	hex64  = lazyRE(`^[0-9a-f]{64}$`)
+	hex128 = lazyRE(`^[0-9a-f]{128}$`)
 )
 
 // BuildDigest returns the in-toto digest set of a host build, or ok false and why
@@ -114,18 +122,18 @@ var (
 func BuildDigest(b bundle.Build) (map[string]string, string) {
 	switch b.Kind {
 	case bundle.BuildCommit:
-		if hex40.MatchString(b.ID) {
+		if hex40().MatchString(b.ID) {
 			return map[string]string{"gitCommit": b.ID}, ""
 		}
 		return nil, fmt.Sprintf("commit %s is not a full 40-hex-digit git commit id, so it is no digest a subject can carry", b.ID)
 	case bundle.BuildImageDigest:
 		alg, h, _ := strings.Cut(b.ID, ":")
-		if (alg == "sha256" && hex64.MatchString(h)) || (alg == "sha512" && hex128.MatchString(h)) {
+		if (alg == "sha256" && hex64().MatchString(h)) || (alg == "sha512" && hex128().MatchString(h)) {
 			return map[string]string{alg: h}, ""
 		}
 		return nil, fmt.Sprintf("image digest %s is not sha256:<64 hex digits> or sha512:<128 hex digits>", b.ID)
 	case bundle.BuildArtifactSHA256:
-		if hex64.MatchString(b.ID) {
+		if hex64().MatchString(b.ID) {
 			return map[string]string{"sha256": b.ID}, ""
 		}
 		return nil, fmt.Sprintf("artifact-sha256 %s is not 64 lowercase hex digits", b.ID)

@@ -20,6 +20,9 @@
 #   mint         `bundle mint` (500 rows) against `bundle verify` of what it
 #                wrote: in the process, the work of each paired at every iteration
 #                (BenchmarkMintVersusVerify500), and as processes, wall time and CPU
+#   start-up     bench/startup.sh: `bundle version` against a Go hello world built
+#                the same way, and `bundle verify` against the Node verifier, for
+#                the cgo and the static build, 41 interleaved rounds
 #
 # Environment: RUNS, COUNT, SCALE_RUNS, BENCH_WORK (where inputs and binaries go; default a
 # directory under the system's temporary directory, reused between runs),
@@ -130,7 +133,7 @@ for b in Largest Reference; do
 done
 p=$work/process.txt
 for c in certcut certcut-static; do
-  echo "| whole process \`bundle verify\`, reference bundle ($c) | $(ms "$(field "$p" $c 3)" "$(field "$p" $c 4)" "$(field "$p" $c 5)"), $(awk -v k="$(field "$p" $c 7)" 'BEGIN{printf "%.1f", k/1024}') MiB | Node verifier: $(ms "$(field "$p" node 3)" "$(field "$p" node 4)" "$(field "$p" node 5)"), $(awk -v k="$(field "$p" node 7)" 'BEGIN{printf "%.1f", k/1024}') MiB | $(ratio "$(field "$p" node 3)" "$(field "$p" $c 3)")× faster (goal ≥ 10), $(ratio "$(field "$p" $c 7)" "$(field "$p" node 7)") of its RSS (goal ≤ 0.33) |"
+  echo "| whole process \`bundle verify\`, reference bundle ($c) | $(ms "$(field "$p" $c 3)" "$(field "$p" $c 4)" "$(field "$p" $c 5)"), $(awk -v k="$(field "$p" $c 7)" 'BEGIN{printf "%.1f", k/1024}') MiB | Node verifier: $(ms "$(field "$p" node 3)" "$(field "$p" node 4)" "$(field "$p" node 5)"), $(awk -v k="$(field "$p" node 7)" 'BEGIN{printf "%.1f", k/1024}') MiB | $(ratio "$(field "$p" node 3)" "$(field "$p" $c 3)")× faster (goal ≥ 15), $(ratio "$(field "$p" $c 7)" "$(field "$p" node 7)") of its RSS (goal ≤ 0.33) |"
 done
 s=$work/scale.txt
 for cmd in gate census verify; do
@@ -146,5 +149,8 @@ read -r rm rlo rhi < <(metric MintVersusVerify500 mint/verify "$work/mint.bench"
 echo "| mint 500 rows, in-process work (paired) | $(ms "$(scale "$mm")" "$(scale "$mlo")" "$(scale "$mhi")") | verify of its output: $(ms "$(scale "$vm")" "$(scale "$vlo")" "$(scale "$vhi")") | $(awk -v m="$rm" -v lo="$rlo" -v hi="$rhi" 'BEGIN {printf "%.2f× [%.2f–%.2f]", m, lo, hi}') (goal ≤ 1.5) |"
 t=$work/mint.txt
 echo "| mint 500 rows, whole process | $(field "$t" mint 3) ms wall, $(field "$t" mint 6) ms CPU | \`bundle verify\` of its output: $(field "$t" verify 3) ms wall, $(field "$t" verify 6) ms CPU | wall $(ratio "$(field "$t" mint 3)" "$(field "$t" verify 3)")×, CPU $(ratio "$(field "$t" mint 6)" "$(field "$t" verify 6)")× (goal ≤ 1.5) |"
+# Start-up against a hello world built the same way, and verify against Node, for
+# both builds, in one interleaved run (bench/startup.sh).
+bench/startup.sh "$corpus" "$work"
 echo
-echo "Raw figures: $work/{verify.bench,mint.bench,process.txt,scale.txt,mint.txt}"
+echo "Raw figures: $work/{verify.bench,mint.bench,process.txt,scale.txt,mint.txt,startup.txt}"

@@ -70,7 +70,7 @@ func newCensusCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&root, "repo", ".", "spec repository `DIR` whose evidence/v2-host-bundles is read")
 	fl.StringVar(&dir, "bundles", "", "bundles `DIR` (default <repo>/evidence/v2-host-bundles)")
-	fl.StringArrayVar(&prefixes, "prefix", nil, "count rows whose id starts with this `PREFIX` (repeatable)")
-	fl.StringArrayVar(&scenarios, "scenario", nil, "count rows of this scenario `FILE` (stem or .test.ts; repeatable)")
+	stringsVar(fl, &prefixes, "prefix", "count rows whose id starts with this `PREFIX` (repeatable)")
+	stringsVar(fl, &scenarios, "scenario", "count rows of this scenario `FILE` (stem or .test.ts; repeatable)")
 	return cmd
 }

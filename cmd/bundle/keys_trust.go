@@ -37,8 +37,8 @@ func newKeysTrustCmd() *cobra.Command {
 	fl.StringVar(&o.fromBundle, "from-bundle", "", "committed bundle `FILE`: pin the key its discovery document publishes under signature.keyId (offline; with --origin)")
 	fl.StringVar(&o.keyringPath, "keyring", "keyring.json", "keyring `FILE` to create or update")
 	fl.StringVar(&o.hostName, "host-name", "", "host `NAME` (default: the document's implementation.name)")
-	fl.StringArrayVar(&o.origins, "origin", nil, "discovery `ORIGIN` the keys sign for (repeatable; default: the URL's origin, none for a file)")
-	fl.StringArrayVar(&o.onlyIDs, "key-id", nil, "pin only this key `ID` (repeatable; with --from-pem, the key's one id)")
+	stringsVar(fl, &o.origins, "origin", "discovery `ORIGIN` the keys sign for (repeatable; default: the URL's origin, none for a file)")
+	stringsVar(fl, &o.onlyIDs, "key-id", "pin only this key `ID` (repeatable; with --from-pem, the key's one id)")
 	fl.IntVar(&o.major, "major", 2, "protocol `MAJOR` to ask for (2 sends OpenWOP-Version: 2.0)")
 	// --host is the older spelling of --host-name.
 	fl.SetNormalizeFunc(aliases(map[string]string{"host": "host-name"}))

@@ -83,7 +83,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		code = exitInternal
 	}()
 	hook("run")
-	root := newRootCmd(stdin, stdout, stderr)
+	root := newRootCmdFor(args, stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

@@ -10,7 +10,43 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// subcommands are bundle's commands, by name, each with its constructor.
+var subcommands = []struct {
+	name string
+	make func() *cobra.Command
+}{
+	{"verify", newVerifyCmd}, {"show", newShowCmd}, {"report", newReportCmd}, {"mint", newMintCmd},
+	{"sign", newSignCmd}, {"timestamp", newTimestampCmd}, {"attest", newAttestCmd},
+	{"verify-attestation", newVerifyAttestationCmd}, {"keys", newKeysCmd}, {"gate", newGateCmd},
+	{"census", newCensusCmd}, {"diff", newDiffCmd}, {"schema", newSchemaCmd}, {"man", newManCmd},
+	{"completion", newCompletionCmd}, {"version", newVersionCmd},
+}
+
+// newRootCmd is the whole command tree.
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	return newRoot(stdin, stdout, stderr, "")
+}
+
+// newRootCmdFor is the command tree that runs args. When args start with the name
+// of a command (not man or completion, which read the whole tree), the root holds
+// that command alone: the others, their flags and their defaults are not built at
+// every start. Anything else (no command, a flag first, help, a mistyped name) gets
+// the whole tree.
+func newRootCmdFor(args []string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	only := ""
+	if len(args) > 0 && args[0] != "man" && args[0] != "completion" {
+		for _, s := range subcommands {
+			if s.name == args[0] {
+				only = s.name
+			}
+		}
+	}
+	return newRoot(stdin, stdout, stderr, only)
+}
+
+// newRoot is the root command with every subcommand, or with only the one named
+// only.
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, only string) *cobra.Command {
 	long, example := help("bundle")
 	root := &cobra.Command{
 		Use:           "bundle",
@@ -32,9 +68,11 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	colorMode = "auto"
 	root.PersistentFlags().StringVar(&colorMode, "color", "auto", "colour the output: `auto|always|never` (auto: on a terminal, unless NO_COLOR is set)")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newVerifyCmd(), newShowCmd(), newReportCmd(), newMintCmd(), newSignCmd(), newTimestampCmd(),
-		newAttestCmd(), newVerifyAttestationCmd(), newKeysCmd(), newGateCmd(), newCensusCmd(), newDiffCmd(),
-		newSchemaCmd(), newManCmd(), newCompletionCmd(), newVersionCmd())
+	for _, sub := range subcommands {
+		if only == "" || sub.name == only {
+			root.AddCommand(sub.make())
+		}
+	}
 	addKMSTimeout(root)
 	return root
 }

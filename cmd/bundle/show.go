@@ -51,8 +51,8 @@ func newShowCmd() *cobra.Command {
 	addOutput(cmd, &o.out, true, render.Text, render.JSON)
 	fl := cmd.Flags()
 	fl.StringVar(&o.tiers, "tiers", "", "OpenWOP evidence/host-tiers.json `FILE`: show the tier of the discovery URL's origin")
-	fl.StringArrayVar(&o.selection.Results, "result", nil, "list the rows of this `RESULT` (repeatable; executed-pass too; default: every result but executed-pass)")
-	fl.StringArrayVar(&o.selection.IDs, "id", nil, "list only the rows whose id matches this `GLOB` (repeatable; * ? [..] as in path.Match)")
+	stringsVar(fl, &o.selection.Results, "result", "list the rows of this `RESULT` (repeatable; executed-pass too; default: every result but executed-pass)")
+	stringsVar(fl, &o.selection.IDs, "id", "list only the rows whose id matches this `GLOB` (repeatable; * ? [..] as in path.Match)")
 	return cmd
 }
 

@@ -29,11 +29,11 @@ type trustFlags struct {
 func (t *trustFlags) register(cmd *cobra.Command, loneKey bool) {
 	t.loneKey = loneKey
 	fl := cmd.Flags()
-	fl.StringArrayVar(&t.hostKeys, "host-key", nil, "trusted host key `PEM|DIR|BASE64URL`: an SPKI PEM file, a directory of <keyId>.pub.pem, or a raw base64url key (repeatable)")
-	fl.StringArrayVar(&t.verifierKeys, "verifier-key", nil, "trusted independent-verifier key `PEM|DIR|BASE64URL`, as --host-key (repeatable)")
+	stringsVar(fl, &t.hostKeys, "host-key", "trusted host key `PEM|DIR|BASE64URL`: an SPKI PEM file, a directory of <keyId>.pub.pem, or a raw base64url key (repeatable)")
+	stringsVar(fl, &t.verifierKeys, "verifier-key", "trusted independent-verifier key `PEM|DIR|BASE64URL`, as --host-key (repeatable)")
 	fl.StringVar(&t.keyring, "keyring", "", "keyring `FILE` of pinned keys: resolves signature.keyId; a revoked key never verifies (docs/keys-keyring.md)")
 	fl.StringVar(&t.registry, "registry", "", "v2 profile registry `FILE` (OpenWOP spec/v2/profiles.json); default: the embedded three v2 profiles")
-	fl.StringArrayVar(&t.tsaCerts, "tsa-cert", nil, "trusted Time-Stamp Authority certificate: `PEM` file of the TSA's certificate or its CA's (repeatable); a bundle's FILE.tsr gives its signing time only under one (docs/timestamps.md)")
+	stringsVar(fl, &t.tsaCerts, "tsa-cert", "trusted Time-Stamp Authority certificate: `PEM` file of the TSA's certificate or its CA's (repeatable); a bundle's FILE.tsr gives its signing time only under one (docs/timestamps.md)")
 }
 
 // options loads what the flags name into verify options. An unreadable key,

@@ -27,7 +27,7 @@ func newVerifyAttestationCmd() *cobra.Command {
 	cmd.Annotations = map[string]string{annotationPublicKey: "true"}
 	addOutput(cmd, &o.out, true, render.Text, render.JSON)
 	fl := cmd.Flags()
-	fl.StringArrayVar(&o.keys, "key", nil, "the attestor's public key `PEM|DIR|BASE64URL`: a PEM file, a directory of <keyId>.pub.pem, or a raw base64url key (repeatable)")
+	stringsVar(fl, &o.keys, "key", "the attestor's public key `PEM|DIR|BASE64URL`: a PEM file, a directory of <keyId>.pub.pem, or a raw base64url key (repeatable)")
 	fl.StringVar(&o.subjectDigest, "subject-digest", "", "require a subject with this digest, `ALG:HEX` (sha256:…, gitCommit:…)")
 	fl.StringVar(&o.predicateType, "predicate-type", "", "require this predicate type: a `URI`, or vsa / bundle")
 	return cmd
