@@ -1,0 +1,29 @@
+package gate
+
+// The declared rules: bundles and extension READMEs judged against what the
+// spec repository declares about itself (spec/v2/declaration.json, the
+// capabilities schema, spec/v2/ext/*/README.md) — docs/gate.md "What the spec
+// declares".
+const (
+	CritMaturity       = "bundle.maturity"
+	CritExtStatus      = "spec.ext-status"
+	CritExtGraduable   = "spec.ext-status.graduable"
+	CritSuiteAdvisory  = "bundle.suite-advisory"
+	CritSuiteIdentity  = "bundle.suite-identity"
+	CritAnchorsClosed  = "spec.anchors.closed"
+	CritAnchorsSources = "spec.anchors.sources"
+)
+
+func init() {
+	register(
+		Rule{ID: CritMaturity, Title: "advertises no family more mature than the declaration",
+			Source: "RFC 0197 §C.7; scripts/check-bundle-maturity.mjs; certcut: a bundle is exempt below the bound only when its suite.version is signed (the host signature verified), and an unreadable suite.version is BLOCKED, not reported",
+			Gates:  []string{"accepted", "audit", "flips"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritExtStatus, Title: "extension README Status coherent with the declaration and the evidence",
+			Source: "RFC 0220 §D/§E; scripts/check-ext-status-coherence.mjs; certcut: a tier-2 witness counts only when its origin is bound (keyring pin, live fetch or reviewed history, as bundle.tier) and its signature verified, never from the unsigned discovery.url alone",
+			Gates:  []string{"audit"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritExtGraduable, Title: "no Draft extension family with qualifying evidence (GRADUABLE) or only tier-1 evidence (NOT YET)",
+			Source: "RFC 0220 §E warnings; scripts/check-ext-status-coherence.mjs", Severity: SeverityWarning,
+			Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
+	)
+}
