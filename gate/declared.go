@@ -140,6 +140,7 @@ func (r *Repo) Declared() *Report {
 		}
 	}
 	rep.Criteria = append(rep.Criteria, r.extStatusCriteria()...)
+	rep.Criteria = append(rep.Criteria, r.anchorsCriteria()...)
 	rep.finish()
 	return rep
 }

@@ -10,7 +10,9 @@ const (
 	CritExtGraduable   = "spec.ext-status.graduable"
 	CritSuiteAdvisory  = "bundle.suite-advisory"
 	CritSuiteIdentity  = "bundle.suite-identity"
-	CritAnchorsClosed  = "spec.anchors.closed"
+	CritAnchorsIDs     = "spec.anchors.ids"
+	CritAnchorsTables  = "spec.anchors.rfc-tables"
+	CritAnchorsFloor   = "spec.anchors.floor"
 	CritAnchorsSources = "spec.anchors.sources"
 )
 
@@ -25,5 +27,13 @@ func init() {
 		Rule{ID: CritExtGraduable, Title: "no Draft extension family with qualifying evidence (GRADUABLE) or only tier-1 evidence (NOT YET)",
 			Source: "RFC 0220 §E warnings; scripts/check-ext-status-coherence.mjs", Severity: SeverityWarning,
 			Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritAnchorsIDs, Title: "harness-trust-anchor ids exact, anchors in the schema's enum",
+			Source: "RFC 0216 §A.3 (a)(b); scripts/check-harness-trust-anchors.mjs", Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritAnchorsTables, Title: "harness-trust-anchor list equals the Active and Accepted RFCs' anchor tables",
+			Source: "RFC 0216 §A.3 (c); scripts/check-harness-trust-anchors.mjs", Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritAnchorsFloor, Title: "no harness-trust-anchor scenario is a floor scenario",
+			Source: "RFC 0216 §A.3 (e); scripts/check-harness-trust-anchors.mjs", Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritAnchorsSources, Title: "each anchor scenario exists, names its id and gates on its anchor",
+			Source: "RFC 0216 §A.3 (d); scripts/check-harness-trust-anchors.mjs; certcut: BLOCKED with the reason when the scenario sources or requirements.json are absent (upstream crashes)", Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
 	)
 }

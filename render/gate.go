@@ -364,7 +364,7 @@ func writeDeclared(lw *lineWriter, d *gate.Report, opts GateOptions) {
 	}
 	in := Inline
 	lw.printf("declared: ")
-	lw.status(d.Status)
+	lw.painted(statusColor(d.Status), string(d.Status))
 	lw.printf("\n")
 	if !opts.Quiet {
 		for _, n := range d.Notes {
