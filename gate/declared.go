@@ -30,6 +30,9 @@ func (r *Repo) openDeclared() error {
 		return &InputError{Err: fmt.Errorf("the maturity bound's first suite %q is not a version (major.minor…)", r.MaturityFirstSuite)}
 	}
 	var err error
+	if r.Advisories, err = declaration.LoadAdvisories(r.SuiteAdvisoriesFile); err != nil {
+		return &InputError{Err: fmt.Errorf("suite advisories: %w", err)}
+	}
 	if r.Declaration, err = optional(r.DeclarationFile, declaration.Load); err != nil {
 		return err
 	}
@@ -113,6 +116,10 @@ func (r *Repo) declaredChecks(e *Entry) []check {
 	if c, ok := r.maturityCheck(e); ok {
 		out = append(out, c)
 	}
+	out = append(out, r.suiteAdvisoryCheck(e))
+	if r.RequireSuiteTag {
+		out = append(out, r.suiteIdentityCheck(e))
+	}
 	return out
 }
 
@@ -137,6 +144,15 @@ func (r *Repo) Declared() *Report {
 			}
 			c, _ := r.maturityCheck(e)
 			rep.Criteria = append(rep.Criteria, rule(CritMaturity).Criterion(Result{Status: c.status, Reason: c.reason, Bundle: &ref}))
+		}
+	}
+	for _, e := range r.Entries {
+		if e.Bundle == nil {
+			continue
+		}
+		ref := e.Ref()
+		for _, c := range []check{r.suiteAdvisoryCheck(e), r.suiteIdentityCheck(e)} {
+			rep.Criteria = append(rep.Criteria, rule(RuleID(c.id)).Criterion(Result{Status: c.status, Reason: c.reason, Bundle: &ref}))
 		}
 	}
 	rep.Criteria = append(rep.Criteria, r.extStatusCriteria()...)

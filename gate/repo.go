@@ -64,6 +64,12 @@ type Config struct {
 	// MaturityFirstSuite is the first suite the maturity bound binds
 	// (declaration.FirstBoundSuite by default; upstream's OPENWOP_0197_FIRST_SUITE).
 	MaturityFirstSuite string
+	// SuiteAdvisoriesFile is a suite advisory list to use instead of the built-in
+	// one (declaration.LoadAdvisories).
+	SuiteAdvisoriesFile string
+	// RequireSuiteTag makes bundle.suite-identity a qualification check of every
+	// witness (gate accepted, flips), not only a gate audit line.
+	RequireSuiteTag bool
 }
 
 // Repo is a spec repository's evidence, loaded once: the committed bundles and
@@ -77,6 +83,8 @@ type Repo struct {
 	// Declaration and Capabilities are the spec's declarations (nil when absent).
 	Declaration  *declaration.Declaration
 	Capabilities *declaration.Capabilities
+	Advisories   *declaration.Advisories
+	suiteTags    suiteTagCache
 
 	mu      sync.Mutex
 	assess  map[*Entry]*assessment
