@@ -155,6 +155,7 @@ func (r *Repo) Declared() *Report {
 			rep.Criteria = append(rep.Criteria, rule(RuleID(c.id)).Criterion(Result{Status: c.status, Reason: c.reason, Bundle: &ref}))
 		}
 	}
+	rep.Criteria = append(rep.Criteria, r.coherenceCriteria()...)
 	rep.Criteria = append(rep.Criteria, r.extStatusCriteria()...)
 	rep.Criteria = append(rep.Criteria, r.anchorsCriteria()...)
 	rep.finish()

@@ -10,6 +10,7 @@ const (
 	CritExtGraduable   = "spec.ext-status.graduable"
 	CritSuiteAdvisory  = "bundle.suite-advisory"
 	CritSuiteIdentity  = "bundle.suite-identity"
+	CritCoherenceIDs   = "bundle.coherence-ids"
 	CritAnchorsIDs     = "spec.anchors.ids"
 	CritAnchorsTables  = "spec.anchors.rfc-tables"
 	CritAnchorsFloor   = "spec.anchors.floor"
@@ -31,6 +32,8 @@ func init() {
 			Source: "certcut: the suite advisory list (declaration/suite-advisories.json or --suite-advisories), read strictly; no upstream script", Gates: []string{"accepted", "audit", "flips"}, Anchor: "what-the-spec-declares"},
 		Rule{ID: CritSuiteIdentity, Title: "suite.version is a published release",
 			Source: "RFC 0224 §B.3 (Draft); certcut: a tag v<version> or openwop-conformance/v<version> reachable from the reviewed base (--history-base), else BLOCKED; a witness check only with --require-suite-tag", Gates: []string{"audit", "accepted", "flips"}, Anchor: "what-the-spec-declares"},
+		Rule{ID: CritCoherenceIDs, Title: "no row id minted from a corpus-coherence file",
+			Source: "schemas/v2/certification-bundle.schema.json row id lookahead; scripts/check-req-only.mjs keeps it equal to conformance/src/coherence/; certcut: the list is read from the repository (that directory, else its schema), the built-in one only as the fallback, and the reason says which", Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
 		Rule{ID: CritAnchorsIDs, Title: "harness-trust-anchor ids exact, anchors in the schema's enum",
 			Source: "RFC 0216 §A.3 (a)(b); scripts/check-harness-trust-anchors.mjs", Gates: []string{"audit"}, Anchor: "what-the-spec-declares"},
 		Rule{ID: CritAnchorsTables, Title: "harness-trust-anchor list equals the Active and Accepted RFCs' anchor tables",
