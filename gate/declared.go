@@ -116,7 +116,11 @@ func (r *Repo) declaredChecks(e *Entry) []check {
 	if c, ok := r.maturityCheck(e); ok {
 		out = append(out, c)
 	}
-	out = append(out, r.suiteAdvisoryCheck(e))
+	// The advisory check joins a witness's checks only when it blocks, so a
+	// report lists it where it matters (gate audit lists it for every bundle).
+	if c := r.suiteAdvisoryCheck(e); c.status != Pass {
+		out = append(out, c)
+	}
 	if r.RequireSuiteTag {
 		out = append(out, r.suiteIdentityCheck(e))
 	}

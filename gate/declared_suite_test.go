@@ -112,6 +112,11 @@ func TestSuiteAdvisory(t *testing.T) {
 	if c.Status != gate.Blocked || !strings.Contains(c.Reason, "false executed-fail for workspace rows") || !strings.Contains(c.Reason, "built-in") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
+	for _, b := range r.Accepted(context.Background(), gate.AcceptedRequest{}).Bundles {
+		if filepath.Base(b.File) == "myndhyve-2.45.2-coordination.json" && (b.Qualifies || !strings.Contains(strings.Join(b.Why, "\n"), "BLOCKED suite release not under an advisory: suite 2.45.3 is in the advisory range 2.45.3–2.45.6")) {
+			t.Fatalf("as a witness: %v %v", b.Qualifies, b.Why)
+		}
+	}
 	adv := filepath.Join(t.TempDir(), "adv.json")
 	os.WriteFile(adv, []byte(`{"advisories":[{"from":"2.43.0","to":"2.43.0","problem":"test range","source":"here"}]}`), 0o644)
 	r = openSnapshot(t, dir, opts, gate.Config{SuiteAdvisoriesFile: adv})
