@@ -28,6 +28,8 @@ type AuditReport struct {
 	NotGated []NotGated `json:"notGated"`
 	Bundles  int        `json:"bundles"`
 	Settings Settings   `json:"settings"`
+	// Declared is what the spec declares, judged (Repo.Declared).
+	Declared *Report `json:"declared"`
 }
 
 // NotGated is an RFC file the audit did not gate.
@@ -115,6 +117,8 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		out.Rows = append(out.Rows, row)
 		out.Status = worse(out.Status, rep.Status)
 	}
+	out.Declared = r.Declared()
+	out.Status = worse(out.Status, out.Declared.Status)
 	out.ExitCode = out.Status.ExitCode()
 	return out, nil
 }

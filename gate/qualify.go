@@ -130,6 +130,7 @@ func (r *Repo) assessNow(e *Entry) *assessment {
 		a.checks = append(a.checks, verifiedCheck(e), r.keyCheck(e))
 	}
 	a.checks = append(a.checks, certifiedCheck(e), relaxationsCheck(b), guardCheck(b))
+	a.checks = append(a.checks, r.declaredChecks(e)...)
 	if !a.companion {
 		a.checks = append(a.checks, r.tierCheck(a))
 	}
