@@ -664,6 +664,7 @@ func replaceOrigin(v bundle.Value, origin string) bundle.Value {
 // liveResult is one live fetch, cached by URL.
 type liveResult struct {
 	sha string
+	doc *bundle.Value // the live document, when fetched
 	err error
 }
 
@@ -682,6 +683,8 @@ func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
 		res = liveResult{err: err}
 		if err == nil {
 			res.sha = doc.Sha256
+			v := doc.Value
+			res.doc = &v
 		}
 		r.mu.Lock()
 		r.live[url] = res
@@ -723,6 +726,13 @@ func (r *Repo) withLive(ctx context.Context, a *assessment) {
 		case live.status == Pass && target.Bundle.Discovery.URL == canonical:
 			// The origin's own /.well-known/openwop hashes to the signed
 			// discovery.sha256: that origin serves what the signed bundle captured.
+			// That binds the origin to the signer only when the origin publishes
+			// the key the signature verified under: a copy of another host's
+			// public document signed with one's own key binds nothing.
+			if why := r.livePublishesSigner(target); why != "" {
+				a.checks[i] = r.unboundTier(a, a.checks[i], why)
+				continue
+			}
 			a.checks[i].status, a.checks[i].reason = Pass, fmt.Sprintf("%s; origin bound by live fetch: %s", a.tierListed, live.reason)
 		case live.status == Pass:
 			// Any path of a host can serve a copy (a user's page, an upload): only
@@ -732,6 +742,36 @@ func (r *Repo) withLive(ctx context.Context, a *assessment) {
 			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch did not bind it (%s)", strings.ToLower(string(live.status))))
 		}
 	}
+}
+
+// livePublishesSigner says why the live document of the entry's discovery.url
+// does not speak for its signer ("" when it does): the host signature must have
+// verified under a key, and the live document must publish that key — the same
+// key id with the same public key bytes — in signingKeys[].
+func (r *Repo) livePublishesSigner(e *Entry) string {
+	v := e.Verdict
+	if v == nil || !v.SignatureVerified || v.HostKey == nil {
+		return "the live fetch binds an origin only to a signature verified under a key the origin publishes, and the host signature was not verified"
+	}
+	want, err := keys.ParseRawPublic(v.HostKey.PublicKey)
+	if err != nil {
+		return "the live fetch binds nothing: the verifying key cannot be read (" + err.Error() + ")"
+	}
+	r.mu.Lock()
+	res := r.live[e.Bundle.Discovery.URL]
+	r.mu.Unlock()
+	if res.doc != nil {
+		published, _ := keys.SigningKeys(*res.doc)
+		for _, k := range published {
+			if k.KeyID != v.Summary.SignatureKeyID {
+				continue
+			}
+			if pub, err := keys.ParseRawPublic(k.PublicKey); err == nil && pub.Equal(want) {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("the live document of %s does not publish the key the signature verified under (%s, %s): the origin serves that document, but it does not vouch for this signer", e.Bundle.Discovery.URL, orDash(v.Summary.SignatureKeyID), v.HostKey.Fingerprint)
 }
 
 func short(s string) string {
