@@ -36,7 +36,7 @@ func TestLiveBindsOnlyThePublishedSigner(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, opts := range map[string]verify.Options{
-		"--host-key":                {HostKeys: keys.Set{stranger.Public()}},
+		"--host-key":               {HostKeys: keys.Set{stranger.Public()}},
 		"pinned without an origin": {Keyring: ring},
 	} {
 		t.Run(name, func(t *testing.T) {
