@@ -206,7 +206,10 @@ func describeKey(v *verify.Verdict) string {
 // trusted token's time FAILs; a retired key with no trusted time at all is
 // BLOCKED (only the unsigned generatedAt says it signed in time). With
 // RequireTimestamp, a bundle without a trusted RFC 3161 token FAILs.
-func (r *Repo) keyCheck(e *Entry) check {
+func (r *Repo) keyCheck(e *Entry) check { return keyCheckOf(e, r.RequireTimestamp) }
+
+// keyCheckOf is bundle.key with requireTimestamp as --require-timestamp.
+func keyCheckOf(e *Entry, requireTimestamp bool) check {
 	c := check{id: CritKey, title: "signing key trusted, not revoked, in service when it signed"}
 	v := e.Verdict
 	keyID := v.Summary.SignatureKeyID
@@ -222,7 +225,7 @@ func (r *Repo) keyCheck(e *Entry) check {
 		}
 		c.status, c.reason = Blocked, fmt.Sprintf("no trusted key for %s: %s", orDash(keyID), why)
 		return c
-	case r.RequireTimestamp && !st.Trusted():
+	case requireTimestamp && !st.Trusted():
 		why := "no time-stamp token " + filepath.Base(e.File) + timestamp.HostSuffix + " beside it"
 		if st.Token != "" {
 			why = "its token " + st.Token + " does not count: " + st.TokenNotTrusted
