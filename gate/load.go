@@ -37,6 +37,9 @@ type Entry struct {
 	Err     error
 	Bundle  *bundle.Bundle
 	Verdict *verify.Verdict
+	// signed is the discovery.url and signed payload read from the parse tree,
+	// for the history binder.
+	signed version
 }
 
 // Ref returns the bundle reference reports name it by.
@@ -67,6 +70,7 @@ type judged struct {
 	err     error
 	bundle  *bundle.Bundle
 	verdict *verify.Verdict
+	signed  version
 }
 
 // Loader reads bundle files and judges each distinct content once with verify,
@@ -195,7 +199,7 @@ func (l *Loader) LoadFile(path string) *Entry {
 		return e
 	}
 	j := l.judge(e.Sha256+key, data, ts)
-	e.Err, e.Bundle, e.Verdict = j.err, j.bundle, j.verdict
+	e.Err, e.Bundle, e.Verdict, e.signed = j.err, j.bundle, j.verdict, j.signed
 	return e
 }
 
@@ -243,6 +247,11 @@ func (l *Loader) judge(key string, data []byte, ts verify.Timestamps) *judged {
 		j.verdict = verify.Judge(b, problems, l.Options, ts)
 		detach.Strings(j.verdict)
 		j.bundle = l.facts(b, j.verdict.DiscoveryRecomputed)
+		if v, ok := payloadOf(b.Raw); ok {
+			v.url, v.payload = strings.Clone(v.url), strings.Clone(v.payload)
+			v.ok = true
+			j.signed = v
+		}
 	}
 	l.mu.Lock()
 	l.cache[key] = j

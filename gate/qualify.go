@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -369,7 +370,7 @@ func (r *Repo) tierCheck(a *assessment) check {
 		}
 		return r.unboundTier(a, c, "")
 	}
-	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256, r.HistoryBase)
+	hb, err := r.historyOf().bind(a.entry.File, a.entry.Sha256)
 	if err == nil {
 		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s on the reviewed base %s added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), ShortRev(r.HistoryBase), hb.Versions)
 		return c
@@ -386,6 +387,28 @@ func (r *Repo) tierCheck(a *assessment) check {
 		return c
 	}
 	return r.unboundTier(a, c, "")
+}
+
+// historyOf reads the history of the bundles directory and of Root/evidence
+// once per run (buildHistoryIndex), for every bundle the git binder is asked
+// about.
+func (r *Repo) historyOf() *historyIndex {
+	r.historyOnce.Do(func() {
+		dirs := []string{}
+		for _, d := range []string{r.BundlesDir, filepath.Join(r.Root, "evidence")} {
+			if abs, err := filepath.Abs(d); err == nil && !slices.Contains(dirs, abs) {
+				if info, err := os.Stat(abs); err == nil && info.IsDir() {
+					dirs = append(dirs, abs)
+				}
+			}
+		}
+		from := r.BundlesDir
+		if len(dirs) > 0 {
+			from = dirs[0]
+		}
+		r.history = buildHistoryIndex(context.Background(), from, dirs, r.HistoryBase, bundleFacts(r.Entries))
+	})
+	return r.history
 }
 
 // samePayloadOtherURL returns another loaded bundle that carries e's signed
