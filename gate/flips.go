@@ -168,6 +168,7 @@ type flipsRun struct {
 	blobs  map[string][]byte
 	// judgedBlobs holds each bundle version judged whole (flips_evidence.go).
 	judgedBlobs map[string]*Entry
+	history     *historyIndex // evidence/'s history (evidenceHistory)
 	repo        *Repo
 	rep         *FlipsReport
 	changes     *Report
@@ -483,6 +484,10 @@ func (f *flipsRun) checkBundles(changes []treeChange) {
 		switch {
 		case c.DstPath == "":
 			f.rep.Notes = append(f.rep.Notes, fmt.Sprintf("the change deletes %s: not gated here (bundle gate audit checks that every Accepted RFC keeps a witness)", bc.File))
+			if crit := f.payloadCopyCriterion(c, f.judgeVersion(c, true), nil); crit != nil {
+				bc.Status = crit.Status
+				f.changes.Criteria = append(f.changes.Criteria, *crit)
+			}
 		case c.SrcPath != "" && c.SrcBlob == c.DstBlob && c.SrcMode == c.DstMode:
 			bc.Change = "renamed"
 		default:
@@ -499,6 +504,10 @@ func (f *flipsRun) checkBundles(changes []treeChange) {
 			}
 			bc.Status = crit.Status
 			f.changes.Criteria = append(f.changes.Criteria, crit)
+			if cp := f.payloadCopyCriterion(c, before, after); cp != nil {
+				bc.Status = worse(bc.Status, cp.Status)
+				f.changes.Criteria = append(f.changes.Criteria, *cp)
+			}
 		}
 		f.rep.Bundles = append(f.rep.Bundles, bc)
 	}
@@ -674,6 +683,10 @@ func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
 		return e
 	}
 	e.Bundle, e.Verdict = b, verify.Bundle(b, problems, opts)
+	if v, ok := payloadOf(b.Raw); ok {
+		v.ok = true
+		e.signed = v
+	}
 	return e
 }
 

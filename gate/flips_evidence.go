@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -151,4 +153,83 @@ func addedCheck(e *Entry, requireTimestamp bool) check {
 		return v
 	}
 	return check{id: v.id, title: v.title, status: k.status, reason: "bundle.key (" + k.title + "): " + k.reason}
+}
+
+// CritPayloadCopy is the flips criterion on signed payloads repeated under
+// evidence/: a bundle the change adds that repeats a committed payload, a
+// deletion that leaves a copy of its payload behind, a discovery.url edited
+// without a re-mint.
+const CritPayloadCopy = "flips.payload-copy"
+
+// signedOf is the entry's discovery.url and signed payload, read from its parse
+// tree (ok false when it has none).
+func signedOf(e *Entry) version {
+	if e == nil || e.Bundle == nil {
+		return version{}
+	}
+	return e.signed
+}
+
+// evidenceHistory is the history of evidence/ up to the merge base and head:
+// the Accepted gate's index when an RFC flip opened it, else read here.
+func (f *flipsRun) evidenceHistory() *historyIndex {
+	if f.repo != nil {
+		return f.repo.historyOf()
+	}
+	if f.history == nil {
+		dir := filepath.Join(f.g.dir, filepath.FromSlash(strings.TrimSuffix(f.evidenceDir(), "/")))
+		base := f.rep.MergeBase
+		if f.shallow {
+			base = ""
+		}
+		f.history = buildHistoryIndex(f.ctx, f.g.dir, []string{dir}, base, func(string) (string, string, bool) { return "", "", false })
+	}
+	return f.history
+}
+
+// payloadCopyCriterion flags a change that repeats a signed payload: an added
+// bundle (or the new side of a rename) whose payload is committed in another
+// file (at the merge base or since, at head or deleted), a version whose
+// discovery.url changed while its payload did not, and a deleted bundle whose
+// payload another file still carries at head. A payload binds one URL; a copy
+// under another name is how a URL is moved without a re-mint. nil: nothing to
+// flag.
+func (f *flipsRun) payloadCopyCriterion(c treeChange, before, after *Entry) *Criterion {
+	ix := f.evidenceHistory()
+	if ix.unavailable != "" || ix.notTree {
+		return nil
+	}
+	crit := func(file, reason string) *Criterion {
+		return &Criterion{ID: CritPayloadCopy, Title: "the change repeats no committed signed payload (a payload binds one discovery.url)", Status: Fail,
+			Reason: reason, Location: &Location{File: file}}
+	}
+	b, a := signedOf(before), signedOf(after)
+	switch {
+	case c.DstPath == "" && b.ok:
+		var copies []string
+		for p, blob := range ix.head {
+			if fa := ix.facts[blob]; fa.bundle && fa.payload == b.payload && p != c.SrcPath {
+				copies = append(copies, p)
+			}
+		}
+		if len(copies) > 0 {
+			sort.Strings(copies)
+			p := copies[0]
+			return crit(f.toDisk(c.SrcPath), fmt.Sprintf("the change deletes %s, but %s still carries its signed payload (discovery.url %s): the copy would outlive the original, and a deletion does not make its URL the payload's", f.toDisk(c.SrcPath), f.toDisk(p), ix.facts[ix.head[p]].url))
+		}
+	case a.ok && b.ok && a.payload == b.payload && a.url != b.url:
+		return crit(f.toDisk(c.DstPath), fmt.Sprintf("discovery.url was edited without a re-mint: %s has %s where %s had %s under the same signed payload", f.toDisk(c.DstPath), a.url, before.File, b.url))
+	case a.ok:
+		for _, s := range ix.sites[a.payload] {
+			if s.path == c.DstPath || s.path == c.SrcPath {
+				continue
+			}
+			where := "committed at the merge base or before"
+			if !s.reviewed {
+				where = "committed by this change"
+			}
+			return crit(f.toDisk(c.DstPath), fmt.Sprintf("%s repeats the signed payload of %s (commit %s, %s, discovery.url %s): a copy of a committed cut, not a new one", f.toDisk(c.DstPath), f.toDisk(s.path), short(s.commit), where, ix.facts[s.blob].url))
+		}
+	}
+	return nil
 }

@@ -1,7 +1,10 @@
 package gate_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +12,9 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/internal/testkit"
+	"github.com/certcut/certcut/keys"
+	"github.com/certcut/certcut/profiles"
+	"github.com/certcut/certcut/verify"
 )
 
 // An older cut of a bundle added under a new name with its unsigned host.name
@@ -98,4 +104,53 @@ func (f *flipsRepo) flipsWith(t *testing.T, cfg gate.Config) *gate.FlipsReport {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// The history binder fooled in two steps: change 1 adds a compact
+// re-serialisation of a committed bundle with discovery.url moved to a tier-1
+// origin (it flips nothing); change 2, once change 1 is on the base, deletes the
+// original and flips an RFC. The copy's payload was committed under another URL,
+// so history never binds it; flips flags the added copy and the deletion that
+// leaves it behind.
+func TestFlipsPayloadCopyTwoSteps(t *testing.T) {
+	const bundles = "evidence/v2-host-bundles/"
+	rfcText := func(status string) []byte {
+		return []byte(strings.ReplaceAll(string(flipRFC("0901", statusRow(status))), "0901.good", "0902.tier2-only"))
+	}
+	f := newFlipsRepo(t, map[string][]byte{"0901-sample.md": rfcText("Draft")})
+	orig, err := os.ReadFile(filepath.Join(f.dir, bundles+"tier2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, withURL(t, orig, testkit.OriginTier1+"/.well-known/openwop")); err != nil {
+		t.Fatal(err)
+	}
+	// Keys given as PEMs, none pinned with an origin: only history could bind.
+	pems := verify.Options{HostKeys: keys.Set{testkit.HostPublic(), testkit.KeyTier2.Public()}, Registry: profiles.Default()}
+
+	// Change 1.
+	f.commit(map[string][]byte{bundles + "steward.json": compact.Bytes()})
+	rep := f.flipsWith(t, gate.Config{Loader: &gate.Loader{Options: pems}})
+	c, ok := criterion(rep.Changes, gate.CritPayloadCopy)
+	if !ok || c.Status != gate.Fail || rep.Status == gate.Pass || !strings.Contains(c.Reason, "steward.json repeats the signed payload of "+filepath.Join(f.dir, bundles+"tier2.json")) {
+		t.Fatalf("change 1: %s %+v", rep.Status, rep.Changes.Criteria)
+	}
+
+	// Change 1 merged; change 2.
+	f.base = f.git("rev-parse", "HEAD")
+	f.remove(t, bundles+"tier2.json")
+	f.commit(map[string][]byte{"RFCS/0901-sample.md": rfcText("Accepted")})
+	rep = f.flipsWith(t, gate.Config{Loader: &gate.Loader{Options: pems}})
+	if len(rep.Reports) != 1 {
+		t.Fatalf("not gated: %+v", rep.Transitions)
+	}
+	tier := tierCriterion(t, rep.Reports[0], "steward.json")
+	if tier.Status == gate.Pass || strings.Contains(tier.Reason, "bound by git history") || !strings.Contains(tier.Reason, "is committed under another discovery.url") {
+		t.Fatalf("%s %s", tier.Status, tier.Reason)
+	}
+	c, ok = criterion(rep.Changes, gate.CritPayloadCopy)
+	if !ok || c.Status != gate.Fail || !strings.Contains(c.Reason, "still carries its signed payload") || rep.Status == gate.Pass {
+		t.Fatalf("change 2: %s %+v", rep.Status, rep.Changes.Criteria)
+	}
 }

@@ -347,7 +347,7 @@ func (ix *historyIndex) bind(file, sha256Hex string) (*HistoryBinding, error) {
 // another discovery.url elsewhere in the history (another file, at HEAD or since
 // deleted): one payload binds one URL, so history binds neither.
 type HistoryCopyError struct {
-	Path, URL                 string
+	Path, URL                   string
 	Commit, OtherPath, OtherURL string
 }
 
