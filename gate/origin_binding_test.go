@@ -2,9 +2,11 @@ package gate_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,5 +63,58 @@ func TestLiveBindsOnlyThePublishedSigner(t *testing.T) {
 				t.Fatalf("the gate passed on a forged origin")
 			}
 		})
+	}
+}
+
+// Concurrent Accepted calls with --live over one Repo read one settled
+// assessment per bundle: each report is the one a fresh Repo gives for that
+// request alone, whichever request triggered the live fetch (run with -race).
+func TestLiveAssessmentConcurrent(t *testing.T) {
+	dir, _ := fixture(t)
+	data, err := os.ReadFile(filepath.Join(dir, "evidence", "v2-host-bundles", "good.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := bundle.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(ctx context.Context, url string, major int) (*discovery.Document, error) {
+		return &discovery.Document{URL: url, Value: *b.Discovery.Document, Sha256: b.Discovery.Sha256}, nil
+	}
+	open := func() *gate.Repo {
+		opts := verify.Options{HostKeys: keys.Set{testkit.HostPublic(), testkit.KeyTier2.Public()}, Registry: profiles.Default()}
+		repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}, Live: true, Fetch: fetch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return repo
+	}
+	ids := []string{"openwop.requirement.0901.good", "openwop.requirement.0901.shared", "openwop.requirement.0902.tier2-only", "openwop.requirement.0903.relaxed-only", "openwop.requirement.0907.unlisted-only"}
+	want := map[string]string{}
+	for _, id := range ids {
+		rep := open().Accepted(context.Background(), gate.AcceptedRequest{Require: []string{id}})
+		out, _ := json.Marshal(rep)
+		want[id] = string(out)
+	}
+	for round := range 3 {
+		repo := open()
+		got := make([]string, len(ids)*4)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rep := repo.Accepted(context.Background(), gate.AcceptedRequest{Require: []string{ids[(i+round)%len(ids)]}})
+				out, _ := json.Marshal(rep)
+				got[i] = string(out)
+			}()
+		}
+		wg.Wait()
+		for i, g := range got {
+			if id := ids[(i+round)%len(ids)]; g != want[id] {
+				t.Fatalf("round %d, %s: the report depends on the other requests:\n%s\nwant\n%s", round, id, g, want[id])
+			}
+		}
 	}
 }

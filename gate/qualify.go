@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/discovery"
@@ -42,6 +43,8 @@ type check struct {
 
 // assessment is whether one bundle may witness host-tier requirements.
 type assessment struct {
+	// once guards the computation of a cached assessment (assessOfCtx).
+	once      sync.Once
 	entry     *Entry
 	checks    []check
 	companion bool
@@ -101,19 +104,37 @@ func (a *assessment) why() []string {
 	return out
 }
 
-// assessOf returns the offline assessment of an entry (cached).
-func (r *Repo) assessOf(e *Entry) *assessment {
+// assessOf returns the assessment of an entry, made once per run (cached).
+func (r *Repo) assessOf(e *Entry) *assessment { return r.assessOfCtx(context.Background(), e) }
+
+// assessOfCtx returns the assessment of an entry, made exactly once per run
+// however many requests ask at the same time: the offline checks and, with
+// --live, the live check when every other check passes (withLive). Every
+// request then reads the same settled assessment, whichever asked first; ctx
+// serves the live fetch of the first to ask.
+func (r *Repo) assessOfCtx(ctx context.Context, e *Entry) *assessment {
 	r.mu.Lock()
-	a, ok := r.assess[e]
-	r.mu.Unlock()
-	if ok {
-		return a
+	slot, ok := r.assess[e]
+	if !ok {
+		slot = &assessment{entry: e}
+		r.assess[e] = slot
 	}
-	a = r.assessNow(e)
-	r.mu.Lock()
-	r.assess[e] = a
 	r.mu.Unlock()
-	return a
+	slot.once.Do(func() {
+		a := r.assessNow(e)
+		if a.liveCanDecide() {
+			r.withLive(ctx, a)
+		}
+		slot.settle(a)
+	})
+	return slot
+}
+
+// settle copies a computed assessment into the cached slot (its once excepted).
+func (a *assessment) settle(from *assessment) {
+	a.entry, a.checks, a.companion, a.pairedP = from.entry, from.checks, from.companion, from.pairedP
+	a.tier, a.tierName, a.origin, a.liveDone = from.tier, from.tierName, from.origin, from.liveDone
+	a.tierListed, a.unbound, a.tierAwaitsLive = from.tierListed, from.unbound, from.tierAwaitsLive
 }
 
 func (r *Repo) assessNow(e *Entry) *assessment {
@@ -727,7 +748,9 @@ func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
 	return c
 }
 
-// withLive returns the assessment with the live check added (once).
+// withLive adds the live check to an assessment being made (once), and settles
+// the tier check from it when no offline binder held. Only assessOfCtx calls it,
+// before the assessment is shared.
 func (r *Repo) withLive(ctx context.Context, a *assessment) {
 	if !r.Live || a.liveDone || a.entry.Bundle == nil {
 		return
