@@ -148,3 +148,9 @@ t=$work/mint.txt
 echo "| mint 500 rows, whole process | $(field "$t" mint 3) ms wall, $(field "$t" mint 6) ms CPU | \`bundle verify\` of its output: $(field "$t" verify 3) ms wall, $(field "$t" verify 6) ms CPU | wall $(ratio "$(field "$t" mint 3)" "$(field "$t" verify 3)")×, CPU $(ratio "$(field "$t" mint 6)" "$(field "$t" verify 6)")× (goal ≤ 1.5) |"
 echo
 echo "Raw figures: $work/{verify.bench,mint.bench,process.txt,scale.txt,mint.txt}"
+
+# ---- the git history binder against a keyring, 1,000 bundles (bench/history.sh) ----
+echo
+echo "| History binder | certcut | Yardstick | Ratio |"
+echo "|---|---|---|---|"
+bench/history.sh "$corpus" "$work" "$bin" "$measure" 1000 "${HISTORY_RUNS:-5}"
