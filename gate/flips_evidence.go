@@ -188,8 +188,7 @@ func (f *flipsRun) evidenceHistory() *historyIndex {
 }
 
 // payloadCopyCriterion flags a change that repeats a signed payload: an added
-// bundle (or the new side of a rename) whose payload is committed in another
-// file (at the merge base or since, at head or deleted), a version whose
+// bundle whose payload is committed in another file (at the merge base or since, at head or deleted), a version whose
 // discovery.url changed while its payload did not, and a deleted bundle whose
 // payload another file still carries at head. A payload binds one URL; a copy
 // under another name is how a URL is moved without a re-mint. nil: nothing to
@@ -219,7 +218,9 @@ func (f *flipsRun) payloadCopyCriterion(c treeChange, before, after *Entry) *Cri
 		}
 	case a.ok && b.ok && a.payload == b.payload && a.url != b.url:
 		return crit(f.toDisk(c.DstPath), fmt.Sprintf("discovery.url was edited without a re-mint: %s has %s where %s had %s under the same signed payload", f.toDisk(c.DstPath), a.url, before.File, b.url))
-	case a.ok:
+	case a.ok && !b.ok:
+		// Added (or not a bundle at base). An edit in place is judged by its
+		// regressions, and the binder refuses a payload under two URLs anyway.
 		for _, s := range ix.sites[a.payload] {
 			if s.path == c.DstPath || s.path == c.SrcPath {
 				continue
