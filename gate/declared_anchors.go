@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ func (r *Repo) anchorsCriteria() []Criterion {
 		out = append(out, rule(CritAnchorsIDs).Criterion(Result{Status: Blocked, Location: loc, Reason: err.Error()}))
 	default:
 		for _, a := range rows {
-			if !contains(enum, a.Anchor) {
+			if !slices.Contains(enum, a.Anchor) {
 				findings = append(findings, Finding{Message: fmt.Sprintf("%s: anchor %q is not in %s's enum (%s)", a.ID, a.Anchor, schema, strings.Join(enum, ", ")), Location: loc})
 			}
 		}
@@ -214,13 +215,4 @@ func readAnchorRFCs(dir string) ([]declaration.AnchorRFC, error) {
 		out = append(out, declaration.AnchorRFC{Number: number, File: p, Status: string(x.Status), Text: data})
 	}
 	return out, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

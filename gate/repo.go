@@ -96,6 +96,9 @@ type Repo struct {
 	// byPayload indexes Entries by their signed payload (samePayloadOtherURL).
 	byPayloadOnce sync.Once
 	byPayload     map[string][]*Entry
+	// history is the evidence history, read once (historyOf).
+	historyOnce sync.Once
+	history     *historyIndex
 }
 
 // InputError is a policy or evidence file that exists but cannot be used; the CLI
