@@ -212,8 +212,11 @@ func sarifVersion(v string) (version, semantic string) {
 
 func sarifAt(file string, line int) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(file)}}}
-	if line > 0 {
-		loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+	if line < 1 {
+		// A finding about the whole file: code scanning shows a result only
+		// with a region (SARIF2017), so it is placed on the first line.
+		line = 1
 	}
+	loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
 	return loc
 }
