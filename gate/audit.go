@@ -28,6 +28,10 @@ type AuditReport struct {
 	NotGated []NotGated `json:"notGated"`
 	Bundles  int        `json:"bundles"`
 	Settings Settings   `json:"settings"`
+	// Repository is the report on the repository-wide governance rules: the
+	// supersession pointers, the spec/v2 Stable banners, the waiver
+	// retrospective register and the gap and risk registers.
+	Repository *Report `json:"repository"`
 }
 
 // NotGated is an RFC file the audit did not gate.
@@ -70,6 +74,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		}
 	}
 	sort.Strings(files)
+	gov := loadGovernance(dir)
 	for _, f := range files {
 		x, err := rfc.ReadFile(filepath.Join(dir, f))
 		if err != nil {
@@ -89,7 +94,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: string(x.Status), Why: why})
 			continue
 		}
-		rep := r.Accepted(ctx, AcceptedRequest{RFC: x})
+		rep := r.Accepted(ctx, AcceptedRequest{RFC: x, gov: gov})
 		row := AuditRow{Number: x.Number, File: x.File, Title: x.Title, Status: rep.Status, Witnesses: []string{}, Missing: []string{}, Report: rep}
 		wit := map[string]bool{}
 		for _, c := range rep.Criteria {
@@ -115,6 +120,8 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		out.Rows = append(out.Rows, row)
 		out.Status = worse(out.Status, rep.Status)
 	}
+	out.Repository = repositoryReport(gov, out.Settings)
+	out.Status = worse(out.Status, out.Repository.Status)
 	out.ExitCode = out.Status.ExitCode()
 	return out, nil
 }
