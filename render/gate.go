@@ -339,6 +339,9 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 			case c.Bundle != nil:
 				what = c.ID + " " + filepath.Base(c.Bundle.File)
 			}
+			if c.Warning {
+				what += " (warning)"
+			}
 			lw.printf("      ")
 			lw.status(c.Status)
 			lw.printf(" %s — %s\n", in(what), in(c.Reason))
