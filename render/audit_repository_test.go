@@ -14,7 +14,7 @@ import (
 func TestAuditRepositoryEveryFormat(t *testing.T) {
 	repo := &gate.Report{Gate: "audit", Subject: "the repository (spec)", Status: gate.Fail, ExitCode: 1, Criteria: []gate.Criterion{
 		{ID: "rfc.stable-banner", Title: "a spec/v2 `Status: Stable` banner cites only Accepted RFCs", Status: gate.Fail,
-			Reason: "the Stable banner cites RFC 0177, which is `Active`",
+			Reason:   "the Stable banner cites RFC 0177, which is `Active`",
 			Findings: []gate.Finding{{Message: "the Stable banner cites RFC 0177, which is `Active`", Location: &gate.Location{File: "spec/v2/ext/README.md", Line: 3}}}},
 		{ID: "registers.tokens", Title: "every gap and risk row states a resolution token of its kind", Status: gate.Pass, Reason: "419 row(s)"},
 	}}
