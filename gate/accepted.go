@@ -20,6 +20,10 @@ type AcceptedRequest struct {
 	Require []string
 	// RequireCorpus are explicit ids witnessed by the corpus ledger.
 	RequireCorpus []string
+
+	// gov is the repository's governance, loaded once by Audit (nil: read
+	// from the RFC file's repository).
+	gov *governance
 }
 
 // ExpandIDs expands command-line ids: a full id, NNNN.slug (openwop.requirement.
@@ -112,6 +116,7 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		}
 		rep.Criteria = append(rep.Criteria, headerCriteria(x)...)
 		rep.Criteria = append(rep.Criteria, acceptanceCriterion(x), updatedCriterion(x), registerCriterion(x))
+		rep.Criteria = append(rep.Criteria, req.governance(x)...)
 		reqs = append(reqs, x.Requirements...)
 		for _, n := range x.NotRequired {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s (line %d) is not required: its row says it is not claimed as a witness", n.ID, n.Line))

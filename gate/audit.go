@@ -30,6 +30,10 @@ type AuditReport struct {
 	Settings Settings   `json:"settings"`
 	// Declared is what the spec declares, judged (Repo.Declared).
 	Declared *Report `json:"declared"`
+	// Repository is the report on the repository-wide governance rules: the
+	// supersession pointers, the spec/v2 Stable banners, the waiver
+	// retrospective register and the gap and risk registers.
+	Repository *Report `json:"repository"`
 }
 
 // NotGated is an RFC file the audit did not gate.
@@ -72,6 +76,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		}
 	}
 	sort.Strings(files)
+	gov := loadGovernance(dir)
 	for _, f := range files {
 		x, err := rfc.ReadFile(filepath.Join(dir, f))
 		if err != nil {
@@ -91,7 +96,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: string(x.Status), Why: why})
 			continue
 		}
-		rep := r.Accepted(ctx, AcceptedRequest{RFC: x})
+		rep := r.Accepted(ctx, AcceptedRequest{RFC: x, gov: gov})
 		row := AuditRow{Number: x.Number, File: x.File, Title: x.Title, Status: rep.Status, Witnesses: []string{}, Missing: []string{}, Report: rep}
 		wit := map[string]bool{}
 		for _, c := range rep.Criteria {
@@ -119,6 +124,8 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	}
 	out.Declared = r.Declared()
 	out.Status = worse(out.Status, out.Declared.Status)
+	out.Repository = repositoryReport(gov, out.Settings)
+	out.Status = worse(out.Status, out.Repository.Status)
 	out.ExitCode = out.Status.ExitCode()
 	return out, nil
 }

@@ -499,6 +499,7 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 	}
 	sort.SliceStable(rep.Transitions, func(i, j int) bool { return rep.Transitions[i].Number < rep.Transitions[j].Number })
 	sort.SliceStable(rep.Reports, func(i, j int) bool { return rep.Reports[i].RFC.Number < rep.Reports[j].RFC.Number })
+	f.checkCoherence()
 	if editedAccepted > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d Accepted RFC(s) edited without a Status change: not gated here (bundle gate audit checks the register)", editedAccepted))
 	}

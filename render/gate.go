@@ -293,6 +293,9 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 	if a.Declared != nil {
 		reps = append(reps, a.Declared)
 	}
+	if a.Repository != nil {
+		reps = append(reps, a.Repository)
+	}
 	switch opts.Format {
 	case JSON:
 		return WriteJSON(w, a)
@@ -339,12 +342,18 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 			case c.Bundle != nil:
 				what = c.ID + " " + filepath.Base(c.Bundle.File)
 			}
+			if c.Warning {
+				what += " (warning)"
+			}
 			lw.printf("      ")
 			lw.status(c.Status)
 			lw.printf(" %s — %s\n", in(what), in(c.Reason))
 		}
 	}
 	writeDeclared(lw, a.Declared, opts)
+	if a.Repository != nil {
+		writeRepository(lw, a.Repository, opts.Quiet)
+	}
 	if !opts.Quiet {
 		for _, s := range a.NotGated {
 			lw.printf("not gated: %s — %s\n", in(s.File), in(s.Why))
@@ -390,5 +399,41 @@ func writeDeclared(lw *lineWriter, d *gate.Report, opts GateOptions) {
 			what = c.ID + " " + c.Title
 		}
 		lw.printf("%s — %s\n", in(what), in(c.Reason))
+	}
+}
+
+// writeRepository writes the audit's repository-wide rules: one line per
+// rule, then each finding on its own line with the file and line it is on.
+func writeRepository(lw *lineWriter, r *gate.Report, quiet bool) {
+	in := Inline
+	if quiet && r.Status == gate.Pass {
+		return
+	}
+	lw.printf("%s  ", in(r.Subject))
+	lw.status(r.Status)
+	lw.printf("\n")
+	for _, c := range r.Criteria {
+		if quiet && c.Status == gate.Pass {
+			continue
+		}
+		lw.printf("      ")
+		lw.status(c.Status)
+		warn := ""
+		if c.Warning {
+			warn = " (warning)"
+		}
+		lw.printf(" %s%s — %s\n", in(c.ID), warn, in(c.Reason))
+		for _, f := range c.Findings {
+			loc := ""
+			if f.Location != nil {
+				loc = fmt.Sprintf("%s:%d: ", in(f.Location.File), f.Location.Line)
+			}
+			lw.printf("              %s%s\n", loc, in(f.Message))
+		}
+	}
+	if !quiet {
+		for _, n := range r.Notes {
+			lw.printf("      note: %s\n", in(n))
+		}
 	}
 }

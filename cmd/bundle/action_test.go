@@ -402,16 +402,20 @@ func TestActionOnCorpus(t *testing.T) {
 			t.Fatalf("exit %d, outputs %v\n%s\n%s", res.exit, res.outputs, res.stdout, res.stderr)
 		}
 		for _, want := range []string{
-			"gate accepted RFC 0211: PASS (14 pass, 0 fail, 0 blocked)\n",
+			"gate accepted RFC 0211: PASS (15 pass, 0 fail, 1 blocked)\n",
 			"gate flips " + base[:12] + "..",
-			": PASS — 1 flip(s) to Accepted gated, 0 Status change(s) not gated, 0 check(s) on the change's evidence and policy\n",
+			": PASS — 1 flip(s) to Accepted gated, 0 Status change(s) not gated, 1 check(s) on the change's evidence and policy\n",
 		} {
 			if !strings.Contains(res.stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
 			}
 		}
-		if strings.Contains(res.stdout, "::error") || strings.Contains(res.stdout, "::warning") {
-			t.Errorf("annotations on a passing flip:\n%s", res.stdout)
+		// The corpus layout lacks docs/WAIVER-RETROSPECTIVE-REGISTER.md, and RFC
+		// 0211's window was waived: one warning says so (waiver.register-absent,
+		// a warning-severity rule), and nothing else is annotated.
+		const absent = "::warning file=RFCS/0211-a2a-error-details-are-errorinfo.md,line=10,title=waiver.register-absent::"
+		if rest := strings.Replace(res.stdout, absent, "", 1); !strings.Contains(res.stdout, absent) || strings.Contains(rest, "::error") || strings.Contains(rest, "::warning") {
+			t.Errorf("annotations on a passing flip other than the one absent-register warning:\n%s", res.stdout)
 		}
 		if !regexp.MustCompile(`(?m)^bundle \S+`).MatchString(res.stdout) {
 			t.Errorf("the build step did not print bundle version:\n%s", res.stdout)
@@ -419,18 +423,19 @@ func TestActionOnCorpus(t *testing.T) {
 		var sarif struct {
 			Runs []struct {
 				Results []struct {
-					Kind string `json:"kind"`
+					Kind   string `json:"kind"`
+					RuleID string `json:"ruleId"`
 				} `json:"results"`
 			} `json:"runs"`
 		}
 		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(repo, "certcut.sarif"))), &sarif); err != nil {
 			t.Fatal(err)
 		}
-		if len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 14 {
+		if len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 17 {
 			t.Fatalf("SARIF: %+v", sarif)
 		}
 		for _, res := range sarif.Runs[0].Results {
-			if res.Kind != "pass" {
+			if res.Kind != "pass" && res.RuleID != "waiver.register-absent" {
 				t.Errorf("SARIF result %+v", res)
 			}
 		}
