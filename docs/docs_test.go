@@ -29,6 +29,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -409,7 +410,9 @@ func TestGuideLeavesRepositoryClean(t *testing.T) {
 }
 
 // worktreeState is `git status --porcelain --ignored --untracked-files=all` of
-// root, each listed file followed by the SHA-256 of its bytes.
+// root, each listed file followed by the SHA-256 of its bytes, then the
+// permission bits of every file under examples/ (git records no more than the
+// executable bit, and a private key's mode is part of what the guide shows).
 func worktreeState(t *testing.T, root string) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", root, "status", "--porcelain=v1", "-z", "--ignored", "--untracked-files=all").Output()
@@ -426,6 +429,21 @@ func worktreeState(t *testing.T, root string) string {
 			fmt.Fprintf(&b, " sha256:%x", sha256.Sum256(data))
 		}
 		b.WriteString("\n")
+	}
+	err = filepath.WalkDir(filepath.Join(root, "examples"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(&b, "%v %s\n", info.Mode().Perm(), rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return b.String()
 }
