@@ -28,6 +28,18 @@ type AuditReport struct {
 	NotGated []NotGated `json:"notGated"`
 	Bundles  int        `json:"bundles"`
 	Settings Settings   `json:"settings"`
+	// Vocabulary is RFC 0178 §C.1 (rfc.falsifiability) for every Active RFC
+	// in its scope; an Accepted RFC's is in its row's report.
+	Vocabulary []AuditCriterion `json:"vocabulary"`
+}
+
+// AuditCriterion is one rule applied to one RFC the audit does not gate as
+// Accepted.
+type AuditCriterion struct {
+	Number    string    `json:"number"`
+	File      string    `json:"file"`
+	RFCStatus string    `json:"rfcStatus"`
+	Criterion Criterion `json:"criterion"`
 }
 
 // NotGated is an RFC file the audit did not gate.
@@ -56,7 +68,8 @@ var rfcFileRE = regexp.MustCompile(`^(\d{4})-.*\.md$`)
 // higher whose Status is Accepted. The number is the one the header states
 // (rfc.RFC.Number); a file whose number cannot be decided, or numbered 0167 or
 // higher whose Status cannot be read, is gated too, and BLOCKED (rfc.number,
-// rfc.status).
+// rfc.status). Every Active RFC is also held to RFC 0178 §C.1's
+// falsifiability vocabulary (Vocabulary), as the reference check holds it.
 func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	names, err := os.ReadDir(dir)
 	if err != nil {
@@ -70,11 +83,21 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		}
 	}
 	sort.Strings(files)
-	for _, f := range files {
-		x, err := rfc.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return nil, &InputError{Err: err}
+	// Every RFC is read once, for the rules that look across RFCs too.
+	tree, err := rfc.LoadTree(dir)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	out.Vocabulary = []AuditCriterion{}
+	for _, x := range tree.RFCs {
+		if x.Status == rfc.StatusActive && x.StatusProblem == "" && x.CheckVocabulary("").InScope {
+			c := vocabularyCriterion(x, dir)
+			out.Vocabulary = append(out.Vocabulary, AuditCriterion{Number: x.Number, File: x.File, RFCStatus: string(x.Status), Criterion: c})
+			out.Status = worse(out.Status, c.Status)
 		}
+	}
+	for i := range files {
+		x := tree.RFCs[i]
 		// The number is the header's; a file whose name, header and title
 		// disagree, or (0167 on) whose Status cannot be read, is gated, and
 		// BLOCKED by the criterion saying so.
@@ -89,7 +112,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: string(x.Status), Why: why})
 			continue
 		}
-		rep := r.Accepted(ctx, AcceptedRequest{RFC: x})
+		rep := r.Accepted(ctx, AcceptedRequest{RFC: x, Tree: tree})
 		row := AuditRow{Number: x.Number, File: x.File, Title: x.Title, Status: rep.Status, Witnesses: []string{}, Missing: []string{}, Report: rep}
 		wit := map[string]bool{}
 		for _, c := range rep.Criteria {

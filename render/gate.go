@@ -341,6 +341,14 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 			lw.printf(" %s — %s\n", in(what), in(c.Reason))
 		}
 	}
+	for _, v := range a.Vocabulary {
+		if v.Criterion.Status == gate.Pass {
+			continue
+		}
+		lw.printf("%s  ", in(v.Number))
+		lw.status(v.Criterion.Status)
+		lw.printf(" %s (Status %s) — %s\n", in(v.Criterion.ID), in(v.RFCStatus), in(v.Criterion.Reason))
+	}
 	if !opts.Quiet {
 		for _, s := range a.NotGated {
 			lw.printf("not gated: %s — %s\n", in(s.File), in(s.Why))
