@@ -181,7 +181,9 @@ func TestPredicateRule3Updated(t *testing.T) {
 	wantStatus(t, criterionOf(t, repo, r0203, gate.CritUpdated), gate.Pass, "corpus gate")
 	edit(t, r0171, func(s string) string { return strings.ReplaceAll(s, "Evidence tier:", "Evidence:") })
 	wantStatus(t, criterionOf(t, repo, r0171, gate.CritUpdated), gate.Fail, `mentions "tier-2" but declares no tier`)
-	edit(t, r0170, func(s string) string { return strings.ReplaceAll(s, "Evidence tier: tier-1", "**Evidence tier**: tier-1") })
+	edit(t, r0170, func(s string) string {
+		return strings.ReplaceAll(s, "Evidence tier: tier-1", "**Evidence tier**: tier-1")
+	})
 	wantStatus(t, criterionOf(t, repo, r0170, gate.CritUpdated), gate.Fail)
 }
 
