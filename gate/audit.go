@@ -40,6 +40,9 @@ type AuditCriterion struct {
 	File      string    `json:"file"`
 	RFCStatus string    `json:"rfcStatus"`
 	Criterion Criterion `json:"criterion"`
+	// Report holds the criterion as a one-criterion report, for the formats
+	// that render reports (GitHub annotations, SARIF, JUnit).
+	Report *Report `json:"-"`
 }
 
 // NotGated is an RFC file the audit did not gate.
@@ -92,7 +95,10 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	for _, x := range tree.RFCs {
 		if x.Status == rfc.StatusActive && x.StatusProblem == "" && x.CheckVocabulary("").InScope {
 			c := vocabularyCriterion(x, dir)
-			out.Vocabulary = append(out.Vocabulary, AuditCriterion{Number: x.Number, File: x.File, RFCStatus: string(x.Status), Criterion: c})
+			rep := &Report{Gate: "audit", Subject: "RFC " + x.Number, Settings: out.Settings, Criteria: []Criterion{c},
+				RFC: &RFCInfo{File: x.File, Number: x.Number, Title: x.Title, Status: string(x.Status)}}
+			rep.finish()
+			out.Vocabulary = append(out.Vocabulary, AuditCriterion{Number: x.Number, File: x.File, RFCStatus: string(x.Status), Criterion: c, Report: rep})
 			out.Status = worse(out.Status, c.Status)
 		}
 	}

@@ -290,6 +290,11 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 	for _, row := range a.Rows {
 		reps = append(reps, row.Report)
 	}
+	for _, v := range a.Vocabulary {
+		if v.Report != nil {
+			reps = append(reps, v.Report)
+		}
+	}
 	switch opts.Format {
 	case JSON:
 		return WriteJSON(w, a)
