@@ -13,9 +13,9 @@ import (
 	"github.com/certcut/certcut/internal/testkit"
 )
 
-// specSnapshot is the fuller OpenWOP spec-repository snapshot; tests that
+// predicateSnapshot is the fuller OpenWOP spec-repository snapshot; tests that
 // need it skip without it.
-func specSnapshot(t *testing.T) string {
+func predicateSnapshot(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(testkit.ModuleRoot(), "..", "shared", "corpus", "openwop-spec")
 	if _, err := os.Stat(filepath.Join(dir, "RFCS")); err != nil {
@@ -29,7 +29,7 @@ func specSnapshot(t *testing.T) string {
 // (RFCs and registers) as its RFC directory.
 func predicateRepo(t *testing.T) (*gate.Repo, string) {
 	t.Helper()
-	snap := specSnapshot(t)
+	snap := predicateSnapshot(t)
 	dir, opts := fixture(t)
 	if err := os.CopyFS(filepath.Join(dir, "RFCS"), os.DirFS(filepath.Join(snap, "RFCS"))); err != nil {
 		t.Fatal(err)
@@ -357,7 +357,7 @@ func TestPredicateFalsifiabilityVocabulary(t *testing.T) {
 // fails for the rule the reference fails it on; the Active RFCs without a
 // Falsifiability table are listed.
 func TestSnapshotNeverPassesWhatUpstreamFails(t *testing.T) {
-	snap := specSnapshot(t)
+	snap := predicateSnapshot(t)
 	_, opts := fixture(t)
 	opts.Keyring = nil
 	repo, err := gate.Open(gate.Config{Root: snap, Loader: &gate.Loader{Options: opts}})
