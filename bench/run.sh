@@ -154,3 +154,9 @@ echo "| mint 500 rows, whole process | $(field "$t" mint 3) ms wall, $(field "$t
 bench/startup.sh "$corpus" "$work"
 echo
 echo "Raw figures: $work/{verify.bench,mint.bench,process.txt,scale.txt,mint.txt,startup.txt}"
+
+# ---- the git history binder against a keyring, 1,000 bundles (bench/history.sh) ----
+echo
+echo "| History binder | certcut | Yardstick | Ratio |"
+echo "|---|---|---|---|"
+bench/history.sh "$corpus" "$work" "$bin" "$measure" 1000 "${HISTORY_RUNS:-5}"

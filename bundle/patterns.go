@@ -129,3 +129,22 @@ func HasRequirementIDForm(s string) bool {
 	}
 	return false
 }
+
+// CoherenceIDs returns the corpus-coherence names RequirementIDPattern's
+// lookahead lists (a copy): certcut's built-in list.
+func CoherenceIDs() []string { return append([]string(nil), coherenceIDs...) }
+
+// IsCoherenceRowID reports whether s is an id minted from one of the named
+// corpus-coherence files: "openwop.it.<name>.…".
+func IsCoherenceRowID(s string, names []string) bool {
+	after, ok := strings.CutPrefix(s, "openwop.it.")
+	if !ok {
+		return false
+	}
+	for _, name := range names {
+		if len(after) > len(name) && after[len(name)] == '.' && strings.HasPrefix(after, name) {
+			return true
+		}
+	}
+	return false
+}

@@ -448,10 +448,7 @@ func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, decl
 	var blocked, refused []string
 	for _, cd := range cands {
 		usable := cd.clean || cd.gateOK
-		a := r.assessOf(cd.entry)
-		if usable && a.liveCanDecide() {
-			r.withLive(ctx, a)
-		}
+		a := r.assessOfCtx(ctx, cd.entry)
 		ok := usable && a.qualifies()
 		why := cd.why
 		switch {

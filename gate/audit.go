@@ -31,6 +31,8 @@ type AuditReport struct {
 	// Vocabulary is RFC 0178 §C.1 (rfc.falsifiability) for every Active RFC
 	// in its scope; an Accepted RFC's is in its row's report.
 	Vocabulary []AuditCriterion `json:"vocabulary"`
+	// Declared is what the spec declares, judged (Repo.Declared).
+	Declared *Report `json:"declared"`
 }
 
 // AuditCriterion is one rule applied to one RFC the audit does not gate as
@@ -144,6 +146,8 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		out.Rows = append(out.Rows, row)
 		out.Status = worse(out.Status, rep.Status)
 	}
+	out.Declared = r.Declared()
+	out.Status = worse(out.Status, out.Declared.Status)
 	out.ExitCode = out.Status.ExitCode()
 	return out, nil
 }

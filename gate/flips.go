@@ -168,11 +168,14 @@ type flipsRun struct {
 	// it is ("the keyring").
 	policy map[string]string
 	// strict is the policy read at the base and the head (flips_policy.go).
-	strict  *flipsPolicy
-	blobs   map[string][]byte
-	repo    *Repo
-	rep     *FlipsReport
-	changes *Report
+	strict *flipsPolicy
+	blobs  map[string][]byte
+	// judgedBlobs holds each bundle version judged whole (flips_evidence.go).
+	judgedBlobs map[string]*Entry
+	history     *historyIndex // evidence/'s history (evidenceHistory)
+	repo        *Repo
+	rep         *FlipsReport
+	changes     *Report
 }
 
 // startFlips checks the request and the repository: git, the work tree, the
@@ -566,31 +569,23 @@ func (f *flipsRun) renumberedRFCs(changes []treeChange, befores, afters []rfcSid
 }
 
 // followBundleRenames keeps a bundle "renamed" with edits as one re-cut, to be
-// compared with its old version, only when both versions name the same host:
-// git pairs files by similarity, and two hosts' bundles of one suite are alike.
+// compared with its old version, when both versions come from one signer
+// (sameSigner: signed facts) or name the same host: git pairs files by
+// similarity, and two hosts' bundles of one suite are alike. A deleted and an
+// added bundle from one signer are paired too, whatever git saw (pairBySigner).
 func (f *flipsRun) followBundleRenames(changes []treeChange) []treeChange {
-	return splitRenames(changes, func(c treeChange) bool {
+	return f.pairBySigner(splitRenames(changes, func(c treeChange) bool {
 		if c.SrcBlob == c.DstBlob {
 			return true
 		}
-		before, okB := f.blob(c.SrcBlob, c.SrcMode)
-		after, okA := f.blob(c.DstBlob, c.DstMode)
-		if !okB || !okA {
-			return false
-		}
-		b1, _, err1 := bundle.Parse(before)
-		b2, _, err2 := bundle.Parse(after)
-		return err1 == nil && err2 == nil && b1.Host.Name == b2.Host.Name && b1.Host.Vendor == b2.Host.Vendor
-	})
+		before, after := f.judgeVersion(c, true), f.judgeVersion(c, false)
+		return sameSigner(before, after) || sameHostNamed(before, after)
+	}))
 }
 
-// checkBundles diffs each modified bundle with its base version and verifies
-// each added one.
+// checkBundles diffs each modified bundle with its base version and judges
+// each added one as the Accepted gate would (verified, and its key in service).
 func (f *flipsRun) checkBundles(changes []treeChange) {
-	var opts verify.Options
-	if f.cfg.Loader != nil {
-		opts = f.cfg.Loader.Options
-	}
 	for _, c := range changes {
 		bc := BundleChange{File: f.toDisk(c.path()), Change: changeWord(c)}
 		if c.SrcPath != "" && c.DstPath != "" && c.SrcPath != c.DstPath {
@@ -599,22 +594,30 @@ func (f *flipsRun) checkBundles(changes []treeChange) {
 		switch {
 		case c.DstPath == "":
 			f.rep.Notes = append(f.rep.Notes, fmt.Sprintf("the change deletes %s: not gated here (bundle gate audit checks that every Accepted RFC keeps a witness)", bc.File))
+			if crit := f.payloadCopyCriterion(c, f.judgeVersion(c, true), nil); crit != nil {
+				bc.Status = crit.Status
+				f.changes.Criteria = append(f.changes.Criteria, *crit)
+			}
 		case c.SrcPath != "" && c.SrcBlob == c.DstBlob && c.SrcMode == c.DstMode:
 			bc.Change = "renamed"
 		default:
-			var before, after *Entry
-			if d, ok := f.blob(c.SrcBlob, c.SrcMode); ok && c.SrcPath != "" {
-				before = judgeBytes(short(f.rep.MergeBase)+":"+strings.TrimPrefix(c.SrcPath, f.prefix), d, opts)
+			before := f.judgeVersion(c, true)
+			var after *Entry
+			if before == nil || before.Bundle == nil {
+				after = f.loadAdded(c)
+			} else {
+				after = f.judgeVersion(c, false)
 			}
-			if d, ok := f.blob(c.DstBlob, c.DstMode); ok {
-				after = judgeBytes(bc.File, d, opts)
-			}
-			crit := bundleChangeCriterion(bc.File, before, after)
+			crit := bundleChangeCriterion(bc.File, before, after, f.cfg.RequireTimestamp)
 			if crit.ID == CritRegressions && before != nil && before.Bundle != nil && after != nil && after.Bundle != nil {
 				bc.Diff = Diff(before, after)
 			}
 			bc.Status = crit.Status
 			f.changes.Criteria = append(f.changes.Criteria, crit)
+			if cp := f.payloadCopyCriterion(c, before, after); cp != nil {
+				bc.Status = worse(bc.Status, cp.Status)
+				f.changes.Criteria = append(f.changes.Criteria, *cp)
+			}
 		}
 		f.rep.Bundles = append(f.rep.Bundles, bc)
 	}
@@ -790,12 +793,17 @@ func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
 		return e
 	}
 	e.Bundle, e.Verdict = b, verify.Bundle(b, problems, opts)
+	if v, ok := payloadOf(b.Raw); ok {
+		v.ok = true
+		e.signed = v
+	}
 	return e
 }
 
 // bundleChangeCriterion judges one bundle the change adds (before nil, or not a
-// bundle at base) or modifies.
-func bundleChangeCriterion(file string, before, after *Entry) Criterion {
+// bundle at base: bundle.verified and bundle.key, requireTimestamp as
+// --require-timestamp) or modifies (its regressions against before).
+func bundleChangeCriterion(file string, before, after *Entry, requireTimestamp bool) Criterion {
 	loc := &Location{File: file}
 	if after == nil || after.Bundle == nil {
 		c := Criterion{ID: CritNewBundle, Title: "a bundle the change adds verifies with zero rejections under a trusted key", Status: Fail, Location: loc}
@@ -812,7 +820,7 @@ func bundleChangeCriterion(file string, before, after *Entry) Criterion {
 	}
 	ref := after.Ref()
 	if before == nil || before.Bundle == nil {
-		ch := verifiedCheck(after)
+		ch := addedCheck(after, requireTimestamp)
 		return Criterion{ID: CritNewBundle, Title: "a bundle the change adds verifies with zero rejections under a trusted key", Status: ch.status, Reason: ch.reason, Bundle: &ref, Location: loc}
 	}
 	d := Diff(before, after)

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/limitedfile"
 )
 
@@ -62,113 +59,24 @@ func (e *HistoryEditError) Error() string {
 // content that was judged: the file must be committed at HEAD with exactly that
 // content. base names the reviewed branch or commit (the pull request's base, a
 // protected branch); without one the history binds nothing. It reads the history
-// with plumbing only (rev-parse, log, cat-file --batch, merge-base; no hooks,
-// filters, textconv or replace objects), following renames.
+// of the file's directory with plumbing only (rev-parse, ls-tree, log, cat-file
+// --batch; no hooks, filters, textconv or replace objects): the file's versions
+// under its path and every path git saw renamed into it, and every other file
+// there, since a copy of the signed payload under another discovery.url binds
+// neither URL. A run over many bundles reads that history once (Repo does).
 //
 // The errors are *HistoryUnavailableError (the binder cannot be consulted, or the
-// URL is not on the reviewed base) and *HistoryEditError (the history refutes the
-// URL).
+// URL is not on the reviewed base), *HistoryEditError (the file's history
+// refutes the URL) and *HistoryCopyError (the payload is committed under
+// another URL elsewhere).
 func BindByHistory(ctx context.Context, file, sha256Hex, base string) (*HistoryBinding, error) {
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
-		return nil, &HistoryUnavailableError{Reason: "git is not installed"}
-	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, &HistoryUnavailableError{Reason: err.Error()}
 	}
-	g := gitRunner{ctx: ctx, path: gitPath, dir: filepath.Dir(abs)}
-	where, err := g.output(nil, "rev-parse", "--show-toplevel", "--show-prefix")
-	if err != nil {
-		why := filepath.Dir(file) + " is not in a git work tree"
-		if !strings.Contains(err.Error(), "not a git repository") {
-			why += " (" + err.Error() + ")" // dubious ownership, a broken .git, …
-		}
-		return nil, &HistoryUnavailableError{Reason: why}
-	}
-	if shallow, err := g.output(nil, "rev-parse", "--is-shallow-repository"); err != nil || strings.TrimSpace(string(shallow)) != "false" {
-		return nil, &HistoryUnavailableError{Reason: "the clone is shallow, so the history is incomplete (fetch it whole: git fetch --unshallow, or actions/checkout fetch-depth: 0)"}
-	}
-	if base == "" {
-		return nil, &HistoryUnavailableError{Reason: "no reviewed base was given (--history-base REF, the branch pull requests merge into): a file's own commits are only its author's word"}
-	}
-	lines := strings.SplitN(strings.TrimRight(string(where), "\n"), "\n", 2)
-	if len(lines) != 2 {
-		lines = append(lines, "")
-	}
-	// From here on git runs at the top of the work tree, where paths are relative.
-	g.dir = lines[0]
-	rel := lines[1] + filepath.Base(abs)
-	head, err := g.blobs([]string{"HEAD:" + rel})
-	if err != nil {
-		return nil, &HistoryUnavailableError{Reason: err.Error()}
-	}
-	if head[0] == nil {
-		return nil, &HistoryUnavailableError{Reason: file + " is not committed (untracked, or added but not committed)"}
-	}
-	if sum := sha256.Sum256(head[0]); hex.EncodeToString(sum[:]) != sha256Hex {
-		return nil, &HistoryUnavailableError{Reason: file + " differs from its committed version (modified since HEAD)"}
-	}
-	log, err := g.output(nil, "log", "--format=commit %H", "--name-only", "--follow", "--no-ext-diff", "--no-textconv", "--", rel)
-	if err != nil {
-		return nil, &HistoryUnavailableError{Reason: err.Error()}
-	}
-	commits, paths := parseFollowLog(string(log), rel)
-	if len(commits) == 0 {
-		return nil, &HistoryUnavailableError{Reason: "git log lists no commit of " + rel}
-	}
-	specs := make([]string, len(commits))
-	for i := range commits {
-		specs[i] = commits[i] + ":" + paths[i]
-	}
-	blobs, err := g.blobs(specs)
-	if err != nil {
-		return nil, &HistoryUnavailableError{Reason: err.Error()}
-	}
-	cur, ok := versionOf(head[0])
-	if !ok {
-		return nil, &HistoryUnavailableError{Reason: file + " has no signed payload to compare"}
-	}
-	type seen struct{ commit, url string }
-	byPayload := map[string]seen{}
-	res := &HistoryBinding{}
-	// Newest first: keep, per payload, the oldest commit; any two versions with one
-	// payload and two URLs refute.
-	for i, data := range blobs {
-		if data == nil {
-			continue // deleted in this commit, or too large to read
-		}
-		v, ok := versionOf(data)
-		if !ok {
-			continue // not a bundle: no payload to compare
-		}
-		res.Versions++
-		if s, dup := byPayload[v.payload]; dup && s.url != v.url {
-			return nil, &HistoryEditError{Path: rel, Commit: s.commit, URL: s.url, Other: commits[i], OtherURL: v.url}
-		}
-		byPayload[v.payload] = seen{commits[i], v.url}
-		if v.payload == cur.payload {
-			res.Commit = commits[i]
-		}
-	}
-	if res.Commit == "" {
-		return nil, &HistoryUnavailableError{Reason: "no committed version carries the current signed payload"}
-	}
-	if strings.HasPrefix(base, "-") || strings.ContainsAny(base, "\n\x00") {
-		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("--history-base %q is not a revision", base)}
-	}
-	baseCommit, err := g.output(nil, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
-	if err != nil {
-		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("the reviewed base %s is not a commit of this repository (fetch it: git fetch origin %s, or actions/checkout fetch-depth: 0)", base, base)}
-	}
-	onBase, err := g.isAncestor(res.Commit, strings.TrimSpace(string(baseCommit)))
-	if err != nil {
-		return nil, &HistoryUnavailableError{Reason: err.Error()}
-	}
-	if !onBase {
-		return nil, &HistoryUnavailableError{Reason: fmt.Sprintf("commit %s, which added this discovery.url with the signed payload, is not on the reviewed base %s: only reviewed history binds", short(res.Commit), ShortRev(base))}
-	}
-	return res, nil
+	dir := filepath.Dir(abs)
+	ix := buildHistoryIndex(ctx, dir, []string{dir}, base, func(string) (string, string, bool) { return "", "", false })
+	return ix.bind(file, sha256Hex)
 }
 
 // ShortRev shortens a full commit id to 12 characters for messages; any other
@@ -201,35 +109,9 @@ func (g gitRunner) isAncestor(a, b string) (bool, error) {
 	return false, fmt.Errorf("git merge-base: %s", msg)
 }
 
-type version struct{ url, payload string }
-
-func versionOf(data []byte) (version, bool) {
-	b, _, err := bundle.Parse(data)
-	if err != nil {
-		return version{}, false
-	}
-	p, err := bundle.Attestation(b.Raw)
-	if err != nil {
-		return version{}, false
-	}
-	return version{url: b.Discovery.URL, payload: string(p)}, true
-}
-
-// parseFollowLog reads `git log --format="commit %H" --name-only --follow`: each
-// commit with the file's path in it. A commit that lists no name (a merge) keeps
-// the path of the newer commit.
-func parseFollowLog(out, path string) (commits, paths []string) {
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "commit "):
-			commits = append(commits, strings.TrimPrefix(line, "commit "))
-			paths = append(paths, path)
-		case line != "" && len(paths) > 0:
-			paths[len(paths)-1] = line
-			path = line
-		}
-	}
-	return commits, paths
+type version struct {
+	url, payload string
+	ok           bool
 }
 
 type gitRunner struct {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/detach"
@@ -37,6 +38,9 @@ type Entry struct {
 	Err     error
 	Bundle  *bundle.Bundle
 	Verdict *verify.Verdict
+	// signed is the discovery.url and signed payload read from the parse tree,
+	// for the history binder.
+	signed version
 }
 
 // Ref returns the bundle reference reports name it by.
@@ -64,9 +68,11 @@ func (e *Entry) Outcome() verify.Outcome {
 }
 
 type judged struct {
+	once    sync.Once
 	err     error
 	bundle  *bundle.Bundle
 	verdict *verify.Verdict
+	signed  version
 }
 
 // Loader reads bundle files and judges each distinct content once with verify,
@@ -90,7 +96,9 @@ type Loader struct {
 
 	mu    sync.Mutex
 	cache map[string]*judged
-	docs  map[string]*bundle.Value // discovery documents by canonical digest
+	// judgeRuns counts the judgements made (each distinct content once).
+	judgeRuns atomic.Int64
+	docs      map[string]*bundle.Value // discovery documents by canonical digest
 }
 
 // ErrNoBundles is returned by LoadDir for a directory without *.json files.
@@ -195,7 +203,7 @@ func (l *Loader) LoadFile(path string) *Entry {
 		return e
 	}
 	j := l.judge(e.Sha256+key, data, ts)
-	e.Err, e.Bundle, e.Verdict = j.err, j.bundle, j.verdict
+	e.Err, e.Bundle, e.Verdict, e.signed = j.err, j.bundle, j.verdict, j.signed
 	return e
 }
 
@@ -225,28 +233,43 @@ func readTokens(path string) (verify.Timestamps, string, error) {
 	return ts, key.String(), nil
 }
 
+// judge returns the judgement of one content, computing it exactly once however
+// many goroutines ask for it at the same time: the first to ask stores an entry
+// and judges; the others wait on that entry.
 func (l *Loader) judge(key string, data []byte, ts verify.Timestamps) *judged {
 	l.mu.Lock()
 	if l.cache == nil {
 		l.cache = map[string]*judged{}
 	}
-	if j, ok := l.cache[key]; ok {
-		l.mu.Unlock()
-		return j
+	j, ok := l.cache[key]
+	if !ok {
+		j = &judged{}
+		l.cache[key] = j
 	}
 	l.mu.Unlock()
-	j := &judged{}
-	b, problems, err := bundle.Parse(data)
-	if err != nil {
-		j.err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
-	} else {
+	j.once.Do(func() {
+		l.judgeRuns.Add(1)
+		defer func() {
+			if p := recover(); p != nil {
+				// The waiting callers see an error, not an empty judgement.
+				j.err = fmt.Errorf("internal error while judging: %v", p)
+				panic(p)
+			}
+		}()
+		b, problems, err := bundle.Parse(data)
+		if err != nil {
+			j.err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
+			return
+		}
 		j.verdict = verify.Judge(b, problems, l.Options, ts)
 		detach.Strings(j.verdict)
 		j.bundle = l.facts(b, j.verdict.DiscoveryRecomputed)
-	}
-	l.mu.Lock()
-	l.cache[key] = j
-	l.mu.Unlock()
+		if v, ok := payloadOf(b.Raw); ok {
+			v.url, v.payload = strings.Clone(v.url), strings.Clone(v.payload)
+			v.ok = true
+			j.signed = v
+		}
+	})
 	return j
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/discovery"
@@ -41,6 +43,8 @@ type check struct {
 
 // assessment is whether one bundle may witness host-tier requirements.
 type assessment struct {
+	// once guards the computation of a cached assessment (assessOfCtx).
+	once      sync.Once
 	entry     *Entry
 	checks    []check
 	companion bool
@@ -100,19 +104,37 @@ func (a *assessment) why() []string {
 	return out
 }
 
-// assessOf returns the offline assessment of an entry (cached).
-func (r *Repo) assessOf(e *Entry) *assessment {
+// assessOf returns the assessment of an entry, made once per run (cached).
+func (r *Repo) assessOf(e *Entry) *assessment { return r.assessOfCtx(context.Background(), e) }
+
+// assessOfCtx returns the assessment of an entry, made exactly once per run
+// however many requests ask at the same time: the offline checks and, with
+// --live, the live check when every other check passes (withLive). Every
+// request then reads the same settled assessment, whichever asked first; ctx
+// serves the live fetch of the first to ask.
+func (r *Repo) assessOfCtx(ctx context.Context, e *Entry) *assessment {
 	r.mu.Lock()
-	a, ok := r.assess[e]
-	r.mu.Unlock()
-	if ok {
-		return a
+	slot, ok := r.assess[e]
+	if !ok {
+		slot = &assessment{entry: e}
+		r.assess[e] = slot
 	}
-	a = r.assessNow(e)
-	r.mu.Lock()
-	r.assess[e] = a
 	r.mu.Unlock()
-	return a
+	slot.once.Do(func() {
+		a := r.assessNow(e)
+		if a.liveCanDecide() {
+			r.withLive(ctx, a)
+		}
+		slot.settle(a)
+	})
+	return slot
+}
+
+// settle copies a computed assessment into the cached slot (its once excepted).
+func (a *assessment) settle(from *assessment) {
+	a.entry, a.checks, a.companion, a.pairedP = from.entry, from.checks, from.companion, from.pairedP
+	a.tier, a.tierName, a.origin, a.liveDone = from.tier, from.tierName, from.origin, from.liveDone
+	a.tierListed, a.unbound, a.tierAwaitsLive = from.tierListed, from.unbound, from.tierAwaitsLive
 }
 
 func (r *Repo) assessNow(e *Entry) *assessment {
@@ -130,6 +152,7 @@ func (r *Repo) assessNow(e *Entry) *assessment {
 		a.checks = append(a.checks, verifiedCheck(e), r.keyCheck(e))
 	}
 	a.checks = append(a.checks, certifiedCheck(e), relaxationsCheck(b), guardCheck(b))
+	a.checks = append(a.checks, r.declaredChecks(e)...)
 	if !a.companion {
 		a.checks = append(a.checks, r.tierCheck(a))
 	}
@@ -206,7 +229,10 @@ func describeKey(v *verify.Verdict) string {
 // trusted token's time FAILs; a retired key with no trusted time at all is
 // BLOCKED (only the unsigned generatedAt says it signed in time). With
 // RequireTimestamp, a bundle without a trusted RFC 3161 token FAILs.
-func (r *Repo) keyCheck(e *Entry) check {
+func (r *Repo) keyCheck(e *Entry) check { return keyCheckOf(e, r.RequireTimestamp) }
+
+// keyCheckOf is bundle.key with requireTimestamp as --require-timestamp.
+func keyCheckOf(e *Entry, requireTimestamp bool) check {
 	c := check{id: CritKey, title: "signing key trusted, not revoked, in service when it signed"}
 	v := e.Verdict
 	keyID := v.Summary.SignatureKeyID
@@ -222,7 +248,7 @@ func (r *Repo) keyCheck(e *Entry) check {
 		}
 		c.status, c.reason = Blocked, fmt.Sprintf("no trusted key for %s: %s", orDash(keyID), why)
 		return c
-	case r.RequireTimestamp && !st.Trusted():
+	case requireTimestamp && !st.Trusted():
 		why := "no time-stamp token " + filepath.Base(e.File) + timestamp.HostSuffix + " beside it"
 		if st.Token != "" {
 			why = "its token " + st.Token + " does not count: " + st.TokenNotTrusted
@@ -366,7 +392,7 @@ func (r *Repo) tierCheck(a *assessment) check {
 		}
 		return r.unboundTier(a, c, "")
 	}
-	hb, err := BindByHistory(context.Background(), a.entry.File, a.entry.Sha256, r.HistoryBase)
+	hb, err := r.historyOf().bind(a.entry.File, a.entry.Sha256)
 	if err == nil {
 		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s on the reviewed base %s added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), ShortRev(r.HistoryBase), hb.Versions)
 		return c
@@ -383,6 +409,28 @@ func (r *Repo) tierCheck(a *assessment) check {
 		return c
 	}
 	return r.unboundTier(a, c, "")
+}
+
+// historyOf reads the history of the bundles directory and of Root/evidence
+// once per run (buildHistoryIndex), for every bundle the git binder is asked
+// about.
+func (r *Repo) historyOf() *historyIndex {
+	r.historyOnce.Do(func() {
+		dirs := []string{}
+		for _, d := range []string{r.BundlesDir, filepath.Join(r.Root, "evidence")} {
+			if abs, err := filepath.Abs(d); err == nil && !slices.Contains(dirs, abs) {
+				if info, err := os.Stat(abs); err == nil && info.IsDir() {
+					dirs = append(dirs, abs)
+				}
+			}
+		}
+		from := r.BundlesDir
+		if len(dirs) > 0 {
+			from = dirs[0]
+		}
+		r.history = buildHistoryIndex(context.Background(), from, dirs, r.HistoryBase, bundleFacts(r.Entries))
+	})
+	return r.history
 }
 
 // samePayloadOtherURL returns another loaded bundle that carries e's signed
@@ -664,6 +712,7 @@ func replaceOrigin(v bundle.Value, origin string) bundle.Value {
 // liveResult is one live fetch, cached by URL.
 type liveResult struct {
 	sha string
+	doc *bundle.Value // the live document, when fetched
 	err error
 }
 
@@ -682,6 +731,8 @@ func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
 		res = liveResult{err: err}
 		if err == nil {
 			res.sha = doc.Sha256
+			v := doc.Value
+			res.doc = &v
 		}
 		r.mu.Lock()
 		r.live[url] = res
@@ -698,7 +749,9 @@ func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
 	return c
 }
 
-// withLive returns the assessment with the live check added (once).
+// withLive adds the live check to an assessment being made (once), and settles
+// the tier check from it when no offline binder held. Only assessOfCtx calls it,
+// before the assessment is shared.
 func (r *Repo) withLive(ctx context.Context, a *assessment) {
 	if !r.Live || a.liveDone || a.entry.Bundle == nil {
 		return
@@ -723,6 +776,13 @@ func (r *Repo) withLive(ctx context.Context, a *assessment) {
 		case live.status == Pass && target.Bundle.Discovery.URL == canonical:
 			// The origin's own /.well-known/openwop hashes to the signed
 			// discovery.sha256: that origin serves what the signed bundle captured.
+			// That binds the origin to the signer only when the origin publishes
+			// the key the signature verified under: a copy of another host's
+			// public document signed with one's own key binds nothing.
+			if why := r.livePublishesSigner(target); why != "" {
+				a.checks[i] = r.unboundTier(a, a.checks[i], why)
+				continue
+			}
 			a.checks[i].status, a.checks[i].reason = Pass, fmt.Sprintf("%s; origin bound by live fetch: %s", a.tierListed, live.reason)
 		case live.status == Pass:
 			// Any path of a host can serve a copy (a user's page, an upload): only
@@ -732,6 +792,36 @@ func (r *Repo) withLive(ctx context.Context, a *assessment) {
 			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch did not bind it (%s)", strings.ToLower(string(live.status))))
 		}
 	}
+}
+
+// livePublishesSigner says why the live document of the entry's discovery.url
+// does not speak for its signer ("" when it does): the host signature must have
+// verified under a key, and the live document must publish that key — the same
+// key id with the same public key bytes — in signingKeys[].
+func (r *Repo) livePublishesSigner(e *Entry) string {
+	v := e.Verdict
+	if v == nil || !v.SignatureVerified || v.HostKey == nil {
+		return "the live fetch binds an origin only to a signature verified under a key the origin publishes, and the host signature was not verified"
+	}
+	want, err := keys.ParseRawPublic(v.HostKey.PublicKey)
+	if err != nil {
+		return "the live fetch binds nothing: the verifying key cannot be read (" + err.Error() + ")"
+	}
+	r.mu.Lock()
+	res := r.live[e.Bundle.Discovery.URL]
+	r.mu.Unlock()
+	if res.doc != nil {
+		published, _ := keys.SigningKeys(*res.doc)
+		for _, k := range published {
+			if k.KeyID != v.Summary.SignatureKeyID {
+				continue
+			}
+			if pub, err := keys.ParseRawPublic(k.PublicKey); err == nil && pub.Equal(want) {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("the live document of %s does not publish the key the signature verified under (%s, %s): the origin serves that document, but it does not vouch for this signer", e.Bundle.Discovery.URL, orDash(v.Summary.SignatureKeyID), v.HostKey.Fingerprint)
 }
 
 func short(s string) string {

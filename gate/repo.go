@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/certcut/certcut/declaration"
 	"github.com/certcut/certcut/discovery"
 	"github.com/certcut/certcut/tiers"
 	"github.com/certcut/certcut/verify"
@@ -55,6 +56,20 @@ type Config struct {
 	// has no trusted RFC 3161 token (none beside it, or one that does not chain
 	// to a TSA certificate of Loader.Options.TSA).
 	RequireTimestamp bool
+	// DeclarationFile is the spec's family declaration
+	// (Root/spec/v2/declaration.json); CapabilitiesFile its capabilities schema
+	// (Root/schemas/v2/capabilities.schema.json); ExtDir the extension READMEs
+	// (Root/spec/v2/ext). See package declaration.
+	DeclarationFile, CapabilitiesFile, ExtDir string
+	// MaturityFirstSuite is the first suite the maturity bound binds
+	// (declaration.FirstBoundSuite by default; upstream's OPENWOP_0197_FIRST_SUITE).
+	MaturityFirstSuite string
+	// SuiteAdvisoriesFile is a suite advisory list to use instead of the built-in
+	// one (declaration.LoadAdvisories).
+	SuiteAdvisoriesFile string
+	// RequireSuiteTag makes bundle.suite-identity a qualification check of every
+	// witness (gate accepted, flips), not only a gate audit line.
+	RequireSuiteTag bool
 }
 
 // Repo is a spec repository's evidence, loaded once: the committed bundles and
@@ -65,6 +80,11 @@ type Repo struct {
 	Tiers   *tiers.File
 	Ledger  *Ledger
 	Anchors *Anchors
+	// Declaration and Capabilities are the spec's declarations (nil when absent).
+	Declaration  *declaration.Declaration
+	Capabilities *declaration.Capabilities
+	Advisories   *declaration.Advisories
+	suiteTags    suiteTagCache
 
 	mu      sync.Mutex
 	assess  map[*Entry]*assessment
@@ -76,6 +96,9 @@ type Repo struct {
 	// byPayload indexes Entries by their signed payload (samePayloadOtherURL).
 	byPayloadOnce sync.Once
 	byPayload     map[string][]*Entry
+	// history is the evidence history, read once (historyOf).
+	historyOnce sync.Once
+	history     *historyIndex
 }
 
 // InputError is a policy or evidence file that exists but cannot be used; the CLI
@@ -145,6 +168,9 @@ func openPolicy(cfg Config) (*Repo, error) {
 		return nil, err
 	}
 	if r.Anchors, err = optional(cfg.AnchorsFile, LoadAnchors); err != nil {
+		return nil, err
+	}
+	if err := r.openDeclared(); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -375,17 +375,27 @@ func PublishedKey(doc *bundle.Value, keyID string) (keys.PublicKey, bool) {
 // the key id there, so the bundle would be REJECTED [signature-invalid]. Nothing is
 // signed. A key not yet published is signed with only when the caller opts out
 // explicitly (Job.UnpublishedKey, SignJob.UnpublishedKey).
-type UnpublishedKeyError struct{ KeyID string }
+//
+// Absent is set when the document publishes no usable key under the id at all
+// (no signingKeys[], or not this id): a reviewer then cannot attribute the
+// bundle to the host, so it is refused the same way.
+type UnpublishedKeyError struct {
+	KeyID  string
+	Absent bool
+}
 
 func (e *UnpublishedKeyError) Error() string {
+	if e.Absent {
+		return fmt.Sprintf("the discovery document does not publish a key %s: every reviewer resolves %s there, so no reviewer could attribute the bundle to the host; publish the key first (`bundle keys public` prints its signingKeys[] entry) and capture the document again, or pass --unpublished-key to sign with a key not yet published", e.KeyID, e.KeyID)
+	}
 	return fmt.Sprintf("the signing key is not the key the discovery document publishes as %s (its public half differs): every reviewer resolves %s there, so the bundle would be REJECTED [signature-invalid]; sign with the published key, or pass --unpublished-key to sign with a key not yet published", e.KeyID, e.KeyID)
 }
 
 // selfCheckHostKey picks the key the self-check verifies a host signature under:
 // the key the document publishes as keyID, as a reviewer would, when it publishes
-// one. A signer whose public half differs is refused (*UnpublishedKeyError) unless
-// unpublished is set; then, and when the document publishes no usable key under
-// keyID, the signer's own key is used, and notPublished says so.
+// one. A signer whose public half differs, or a document that publishes no usable
+// key under keyID, is refused (*UnpublishedKeyError) unless unpublished is set;
+// then the signer's own key is used, and notPublished says so.
 func selfCheckHostKey(doc *bundle.Value, signer *keys.Signer, keyID string, unpublished bool) (key keys.PublicKey, notPublished bool, err error) {
 	pub, ok := PublishedKey(doc, keyID)
 	switch {
@@ -393,8 +403,8 @@ func selfCheckHostKey(doc *bundle.Value, signer *keys.Signer, keyID string, unpu
 		// The published key, byte for byte; named as the signer's, so the
 		// verdict describes the key that signed.
 		return signer.Key(keyID), false, nil
-	case ok && !unpublished:
-		return keys.PublicKey{}, false, &UnpublishedKeyError{KeyID: keyID}
+	case !unpublished:
+		return keys.PublicKey{}, false, &UnpublishedKeyError{KeyID: keyID, Absent: !ok}
 	}
 	return signer.Key(keyID), true, nil
 }

@@ -290,6 +290,9 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 	for _, row := range a.Rows {
 		reps = append(reps, row.Report)
 	}
+	if a.Declared != nil {
+		reps = append(reps, a.Declared)
+	}
 	for _, v := range a.Vocabulary {
 		if v.Report != nil {
 			reps = append(reps, v.Report)
@@ -354,6 +357,7 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 		lw.status(v.Criterion.Status)
 		lw.printf(" %s (Status %s) — %s\n", in(v.Criterion.ID), in(v.RFCStatus), in(v.Criterion.Reason))
 	}
+	writeDeclared(lw, a.Declared, opts)
 	if !opts.Quiet {
 		for _, s := range a.NotGated {
 			lw.printf("not gated: %s — %s\n", in(s.File), in(s.Why))
@@ -362,4 +366,42 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 	lw.painted(ansiBold+";"+statusColor(a.Status), "RESULT: "+string(a.Status))
 	lw.printf("\n")
 	return lw.err()
+}
+
+// writeDeclared writes the audit's declared section: every committed bundle's
+// maturity line (as the reference script lists them) and each extension README
+// finding; with --quiet, only what did not pass.
+func writeDeclared(lw *lineWriter, d *gate.Report, opts GateOptions) {
+	if d == nil || len(d.Criteria) == 0 {
+		return
+	}
+	in := Inline
+	lw.printf("declared: ")
+	lw.painted(statusColor(d.Status), string(d.Status))
+	lw.printf("\n")
+	if !opts.Quiet {
+		for _, n := range d.Notes {
+			lw.printf("  %s\n", in(n))
+		}
+	}
+	for _, c := range d.Criteria {
+		if opts.Quiet && c.Status == gate.Pass {
+			continue
+		}
+		lw.printf("  ")
+		if c.Warning {
+			lw.printf("%-7s ", "WARNING")
+		} else {
+			lw.status(c.Status)
+			lw.printf(" ")
+		}
+		what := c.ID
+		switch {
+		case c.Bundle != nil:
+			what = c.ID + " " + filepath.Base(c.Bundle.File)
+		case c.Title != "" && c.Location != nil:
+			what = c.ID + " " + c.Title
+		}
+		lw.printf("%s — %s\n", in(what), in(c.Reason))
+	}
 }

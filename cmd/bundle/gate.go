@@ -23,6 +23,7 @@ type repoFlags struct {
 	live, trustUnsignedOrigin             bool
 	historyBase                           string
 	requireTimestamp                      bool
+	declared                              declaredFlags
 	// inferred: --repo was not given and no spec repository was found.
 	unknown bool
 }
@@ -36,6 +37,7 @@ func (r *repoFlags) register(cmd *cobra.Command, withLive bool) {
 	fl.StringVar(&r.anchors, "anchors", "", "harness-trust-anchor list `FILE` (default <repo>/spec/v2/harness-trust-anchors.json)")
 	fl.IntVar(&r.minTier, "min-tier", 1, "lowest host `TIER` that qualifies: 1 steward-verified, 2 steward-affiliated, 3 independent")
 	fl.BoolVar(&r.requireTimestamp, "require-timestamp", false, "bundle.key FAILs a bundle whose host signature has no RFC 3161 token (FILE.tsr beside it) that chains to a --tsa-cert (docs/timestamps.md)")
+	r.declared.register(cmd)
 	if withLive {
 		fl.BoolVar(&r.live, "live", false, "fetch each witness host's live /.well-known/openwop and compare its canonical hash with discovery.sha256 (a match also binds the origin of discovery.url)")
 		fl.StringVar(&r.historyBase, "history-base", "", "the reviewed `REF` (the branch pull requests merge into, e.g. origin/main): a committed bundle's discovery.url is bound by git history only when the commit that added it with its signed payload is on REF")
@@ -72,7 +74,9 @@ func (r *repoFlags) config(cmd *cobra.Command, trust *trustFlags) (gate.Config, 
 		Root: r.root, BundlesDir: r.bundles, TiersFile: r.tiers, LedgerFile: r.ledger, AnchorsFile: r.anchors,
 		MinTier: r.minTier, Live: r.live, KeyringPath: trust.keyring, TrustUnsignedOrigin: r.trustUnsignedOrigin, HistoryBase: r.historyBase,
 		RequireTimestamp: r.requireTimestamp,
-		Loader:           &gate.Loader{Options: opts, Progress: progress(cmd.ErrOrStderr(), "verifying bundles")},
+		DeclarationFile:  r.declared.declaration, MaturityFirstSuite: r.declared.firstSuite,
+		SuiteAdvisoriesFile: r.declared.advisories, RequireSuiteTag: r.declared.requireSuiteTag,
+		Loader: &gate.Loader{Options: opts, Progress: progress(cmd.ErrOrStderr(), "verifying bundles")},
 	}, nil
 }
 
