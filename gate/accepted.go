@@ -24,6 +24,10 @@ type AcceptedRequest struct {
 	// gov is the repository's governance, loaded once by Audit (nil: read
 	// from the RFC file's repository).
 	gov *governance
+	// Tree is every RFC of the RFC's directory (rfc.LoadTree), for the rules
+	// that look across RFCs: the program parent and children, and the ids
+	// other v2-era RFCs declare. nil: read from the RFC's directory.
+	Tree *rfc.Tree
 }
 
 // ExpandIDs expands command-line ids: a full id, NNNN.slug (openwop.requirement.
@@ -107,6 +111,7 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		rep.Notes = append(rep.Notes, "--trust-unsigned-origin: a host's tier is taken from the origin of discovery.url even when nothing binds it to the signed bundle (weaker: discovery.url is not signed)")
 	}
 	var reqs []rfc.Requirement
+	var tree *rfc.Tree
 	if req.RFC != nil {
 		x := req.RFC
 		rep.RFC = &RFCInfo{File: x.File, Number: x.Number, Title: x.Title, Status: string(x.Status)}
@@ -115,9 +120,28 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("the RFC's Status is `%s`; the predicate is evaluated as if it were flipped to `Accepted`", orDash(string(x.Status))))
 		}
 		rep.Criteria = append(rep.Criteria, headerCriteria(x)...)
-		rep.Criteria = append(rep.Criteria, acceptanceCriterion(x), updatedCriterion(x), registerCriterion(x))
+		var treeErr error
+		tree, treeErr = treeFor(req)
+		rfcsDir := filepath.Dir(x.File)
+		if tree != nil {
+			rfcsDir = tree.Dir
+		}
+		rep.Criteria = append(rep.Criteria, acceptanceCriterion(x), updatedCriterion(x), registerCriterion(x),
+			falsifiabilitySectionCriterion(x), parentChildCriterion(x, tree, treeErr), vocabularyCriterion(x, rfcsDir))
 		rep.Criteria = append(rep.Criteria, req.governance(x)...)
 		reqs = append(reqs, x.Requirements...)
+		// Rows of ### subsections inside the Falsifiability section, which the
+		// reference predicate reads as part of it.
+		have := map[string]bool{}
+		for _, q := range x.Requirements {
+			have[q.ID] = true
+		}
+		for _, q := range x.Predicate.SectionRequirements() {
+			if !have[q.ID] {
+				have[q.ID] = true
+				reqs = append(reqs, q)
+			}
+		}
 		for _, n := range x.NotRequired {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s (line %d) is not required: its row says it is not claimed as a witness", n.ID, n.Line))
 		}
@@ -148,9 +172,16 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		}
 		rep.Subject = firstN(ids, 3)
 	}
+	// A leg <id>.<leg> witnesses <id> unless the leg is itself declared: by
+	// this request, or in the Falsifiability table of any v2-era RFC.
 	declared := map[string]bool{}
 	for _, q := range reqs {
 		declared[q.ID] = true
+	}
+	if tree != nil {
+		for id := range tree.Declared {
+			declared[id] = true
+		}
 	}
 	relied := map[*Entry]bool{}
 	ix := newRowIndex(r.Entries)
@@ -209,16 +240,16 @@ func (r *Repo) bundleInfo(e *Entry) BundleInfo {
 }
 
 func acceptanceCriterion(x *rfc.RFC) Criterion {
-	c := Criterion{ID: CritAcceptance, Title: "acceptance criteria ticked, or unticked with reason:/deferred:/Phase 4"}
+	var res Result
 	if x.AcceptanceLine > 0 {
-		c.Location = &Location{File: x.File, Line: x.AcceptanceLine + 1}
+		res.Location = &Location{File: x.File, Line: x.AcceptanceLine + 1}
 	}
 	if x.AcceptanceLine == 0 || len(x.Acceptance) == 0 {
-		c.Status, c.Reason = Fail, "the Acceptance criteria section is missing, or has neither checkboxes nor a table"
-		if c.Location == nil {
-			c.Location = &Location{File: x.File, Line: 1}
+		res.Status, res.Reason = Fail, "the Acceptance criteria section is missing or empty, or has neither checkboxes (- [ ] / - [x]) nor a table"
+		if res.Location == nil {
+			res.Location = &Location{File: x.File, Line: 1}
 		}
-		return c
+		return rule(CritAcceptance).Criterion(res)
 	}
 	ticked, reasoned := 0, 0
 	for _, a := range x.Acceptance {
@@ -228,55 +259,86 @@ func acceptanceCriterion(x *rfc.RFC) Criterion {
 		case a.Reasoned:
 			reasoned++
 		case a.Kind == "table":
-			c.Findings = append(c.Findings, Finding{Message: "acceptance table row has no evidence: " + a.Text, Location: &Location{File: x.File, Line: a.Line}})
+			res.Findings = append(res.Findings, Finding{Message: "acceptance table row has no evidence: " + a.Text, Location: &Location{File: x.File, Line: a.Line}})
 		default:
-			c.Findings = append(c.Findings, Finding{Message: "unticked acceptance box without reason:, deferred: or Phase 4: " + a.Text, Location: &Location{File: x.File, Line: a.Line}})
+			msg := "unticked acceptance box without reason: or deferred: " + a.Text
+			if phase4RE().MatchString(a.Text) {
+				msg = "unticked acceptance box whose only excuse is \"Phase 4\" (no longer one: label it reason: or deferred:): " + a.Text
+			}
+			res.Findings = append(res.Findings, Finding{Message: msg, Location: &Location{File: x.File, Line: a.Line}})
 		}
 	}
-	if len(c.Findings) > 0 {
-		c.Status, c.Reason = Fail, fmt.Sprintf("%d acceptance item(s) neither met nor deferred with a reason", len(c.Findings))
-		c.Location = c.Findings[0].Location
-		return c
+	if len(res.Findings) > 0 {
+		res.Status, res.Reason = Fail, fmt.Sprintf("%d acceptance item(s) neither met nor deferred with a reason", len(res.Findings))
+		res.Location = res.Findings[0].Location
+		return rule(CritAcceptance).Criterion(res)
 	}
-	c.Status, c.Reason = Pass, fmt.Sprintf("%d ticked, %d deferred with a stated reason", ticked, reasoned)
-	return c
+	res.Status, res.Reason = Pass, fmt.Sprintf("%d ticked, %d deferred with a stated reason", ticked, reasoned)
+	return rule(CritAcceptance).Criterion(res)
 }
 
 func updatedCriterion(x *rfc.RFC) Criterion {
-	c := Criterion{ID: CritUpdated, Title: "Updated names an evidence tier or `corpus gate`"}
 	line := x.UpdatedLine
 	if line == 0 {
 		line = 1
 	}
-	c.Location = &Location{File: x.File, Line: line}
-	if label := rfc.TierLabel(x.Updated); label != "" {
-		c.Status, c.Reason = Pass, fmt.Sprintf("Updated names %q", label)
-	} else if x.UpdatedLine == 0 {
-		c.Status, c.Reason = Fail, "the header has no Updated field"
-	} else {
-		c.Status, c.Reason = Fail, "Updated names no evidence tier (tier-1, tier-2, tier-3) and not `corpus gate`"
+	res := Result{Location: &Location{File: x.File, Line: line}}
+	switch tier := rfc.DeclaredTier(x.Updated); {
+	case tier != "":
+		res.Status, res.Reason = Pass, fmt.Sprintf("Updated declares \"Evidence tier: %s\"", tier)
+	case x.UpdatedLine == 0:
+		res.Status, res.Reason = Fail, "the header has no Updated field"
+	case rfc.TierLabel(x.Updated) != "":
+		res.Status, res.Reason = Fail, fmt.Sprintf("Updated mentions %q but declares no tier: write \"Evidence tier: tier-N\" or \"Evidence tier: corpus gate\"", rfc.TierLabel(x.Updated))
+	default:
+		res.Status, res.Reason = Fail, "Updated declares no evidence tier: write \"Evidence tier: tier-N\" (1–3) or \"Evidence tier: corpus gate\""
 	}
-	return c
+	return rule(CritUpdated).Criterion(res)
 }
 
 func registerCriterion(x *rfc.RFC) Criterion {
-	c := Criterion{ID: CritRegister, Title: "no `open` row in the RFC's gap register"}
+	var res Result
 	reg, err := rfc.ReadRegister(x.File, x.Number)
+	open, respelled := openRows(reg)
 	switch {
 	case err != nil:
-		c.Status, c.Reason = Blocked, err.Error()
+		res.Status, res.Reason = Blocked, err.Error()
 	case reg.File == "":
-		c.Status, c.Reason = Pass, fmt.Sprintf("no register RFCS/registers/%s*.gaps.md, so no open gap", x.Number)
-	case len(reg.Open) > 0:
-		c.Status, c.Reason = Fail, fmt.Sprintf("%s carries %d open gap row(s)", reg.File, len(reg.Open))
-		for _, o := range reg.Open {
-			c.Findings = append(c.Findings, Finding{Message: "open gap: " + o.Text, Location: &Location{File: reg.File, Line: o.Line}})
+		res.Status, res.Reason = Pass, fmt.Sprintf("no register RFCS/registers/%s*.gaps.md, so no open gap", x.Number)
+	case len(open) > 0:
+		res.Status, res.Reason = Fail, fmt.Sprintf("%s carries %d open gap row(s)", reg.File, len(open))
+		if respelled > 0 {
+			res.Reason += fmt.Sprintf("; %d spelled other than `open` (certcut reads the token however it is spelled, as RFC 0166's register check does; the reference predicate sees only `open`)", respelled)
 		}
-		c.Location = c.Findings[0].Location
+		for _, o := range open {
+			res.Findings = append(res.Findings, Finding{Message: "open gap: " + o.Text, Location: &Location{File: reg.File, Line: o.Line}})
+		}
+		res.Location = res.Findings[0].Location
 	default:
-		c.Status, c.Reason = Pass, "no open row in "+filepath.ToSlash(reg.File)
+		res.Status, res.Reason = Pass, "no open row in "+filepath.ToSlash(reg.File)
 	}
-	return c
+	return rule(CritRegister).Criterion(res)
+}
+
+// openRows returns a register's open rows: every line the reference predicate
+// reads as open (a cell starting `open`), and every gap row whose disposition
+// token is open however it is spelled (**open**, bare open); other counts the
+// rows only the token reading finds.
+func openRows(reg rfc.Register) (rows []rfc.RegisterRow, other int) {
+	seen := map[int]bool{}
+	for _, o := range reg.Open {
+		seen[o.Line] = true
+		rows = append(rows, o)
+	}
+	for _, g := range reg.Rows {
+		if g.Token == "open" && !seen[g.Line] {
+			seen[g.Line] = true
+			rows = append(rows, g)
+			other++
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Line < rows[j].Line })
+	return rows, other
 }
 
 // ledgerUnsigned is what a (corpus) PASS rests on: the ledger is written by the
@@ -291,22 +353,33 @@ func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
 		c.Status, c.Reason = Blocked, fmt.Sprintf("no corpus ledger at %s: a (corpus) row is witnessed only by it (spec §11)", r.LedgerFile)
 		return c
 	}
-	var pass, other []string
-	for id, entries := range r.Ledger.Requirements {
-		if !rfc.Covers(q.ID, id) {
-			continue
+	// The ledger's entry for the id itself: a (corpus) row is witnessed by its
+	// exact key, never by a leg under it (the reference predicate's rule 4).
+	var pass, other, legs []string
+	for _, e := range r.Ledger.Requirements[q.ID] {
+		if e.Result == bundle.ExecutedPass {
+			pass = append(pass, q.ID)
+		} else {
+			other = append(other, q.ID+" "+e.Result)
 		}
-		for _, e := range entries {
-			if e.Result == bundle.ExecutedPass {
-				pass = append(pass, id)
-			} else {
-				other = append(other, id+" "+e.Result)
+	}
+	if len(pass) == 0 {
+		for id, entries := range r.Ledger.Requirements {
+			if id == q.ID || !rfc.Covers(q.ID, id) {
+				continue
+			}
+			for _, e := range entries {
+				if e.Result == bundle.ExecutedPass {
+					legs = append(legs, id)
+				}
 			}
 		}
 	}
-	sort.Strings(pass)
 	sort.Strings(other)
+	sort.Strings(legs)
 	switch {
+	case len(legs) > 0:
+		c.Status, c.Reason = Fail, fmt.Sprintf("%s records executed-pass only for leg(s) under it (%s), not for the id itself: a (corpus) row is witnessed by its exact key", r.Ledger.File, firstN(legs, 3))
 	case len(pass) > 0:
 		c.Status, c.Reason = Pass, fmt.Sprintf("%s: executed-pass for %s (%s)", r.Ledger.File, firstN(pass, 3), ledgerUnsigned)
 	case len(other) > 0:

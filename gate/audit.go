@@ -28,12 +28,27 @@ type AuditReport struct {
 	NotGated []NotGated `json:"notGated"`
 	Bundles  int        `json:"bundles"`
 	Settings Settings   `json:"settings"`
+	// Vocabulary is RFC 0178 §C.1 (rfc.falsifiability) for every Active RFC
+	// in its scope; an Accepted RFC's is in its row's report.
+	Vocabulary []AuditCriterion `json:"vocabulary"`
 	// Declared is what the spec declares, judged (Repo.Declared).
 	Declared *Report `json:"declared"`
 	// Repository is the report on the repository-wide governance rules: the
 	// supersession pointers, the spec/v2 Stable banners, the waiver
 	// retrospective register and the gap and risk registers.
 	Repository *Report `json:"repository"`
+}
+
+// AuditCriterion is one rule applied to one RFC the audit does not gate as
+// Accepted.
+type AuditCriterion struct {
+	Number    string    `json:"number"`
+	File      string    `json:"file"`
+	RFCStatus string    `json:"rfcStatus"`
+	Criterion Criterion `json:"criterion"`
+	// Report holds the criterion as a one-criterion report, for the formats
+	// that render reports (GitHub annotations, SARIF, JUnit).
+	Report *Report `json:"-"`
 }
 
 // NotGated is an RFC file the audit did not gate.
@@ -62,7 +77,8 @@ var rfcFileRE = regexp.MustCompile(`^(\d{4})-.*\.md$`)
 // higher whose Status is Accepted. The number is the one the header states
 // (rfc.RFC.Number); a file whose number cannot be decided, or numbered 0167 or
 // higher whose Status cannot be read, is gated too, and BLOCKED (rfc.number,
-// rfc.status).
+// rfc.status). Every Active RFC is also held to RFC 0178 §C.1's
+// falsifiability vocabulary (Vocabulary), as the reference check holds it.
 func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	names, err := os.ReadDir(dir)
 	if err != nil {
@@ -77,11 +93,24 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	}
 	sort.Strings(files)
 	gov := loadGovernance(dir)
-	for _, f := range files {
-		x, err := rfc.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			return nil, &InputError{Err: err}
+	// Every RFC is read once, for the rules that look across RFCs too.
+	tree, err := rfc.LoadTree(dir)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	out.Vocabulary = []AuditCriterion{}
+	for _, x := range tree.RFCs {
+		if x.Status == rfc.StatusActive && x.StatusProblem == "" && x.CheckVocabulary("").InScope {
+			c := vocabularyCriterion(x, dir)
+			rep := &Report{Gate: "audit", Subject: "RFC " + x.Number, Settings: out.Settings, Criteria: []Criterion{c},
+				RFC: &RFCInfo{File: x.File, Number: x.Number, Title: x.Title, Status: string(x.Status)}}
+			rep.finish()
+			out.Vocabulary = append(out.Vocabulary, AuditCriterion{Number: x.Number, File: x.File, RFCStatus: string(x.Status), Criterion: c, Report: rep})
+			out.Status = worse(out.Status, c.Status)
 		}
+	}
+	for i := range files {
+		x := tree.RFCs[i]
 		// The number is the header's; a file whose name, header and title
 		// disagree, or (0167 on) whose Status cannot be read, is gated, and
 		// BLOCKED by the criterion saying so.
@@ -96,7 +125,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 			out.NotGated = append(out.NotGated, NotGated{File: x.File, Status: string(x.Status), Why: why})
 			continue
 		}
-		rep := r.Accepted(ctx, AcceptedRequest{RFC: x, gov: gov})
+		rep := r.Accepted(ctx, AcceptedRequest{RFC: x, Tree: tree, gov: gov})
 		row := AuditRow{Number: x.Number, File: x.File, Title: x.Title, Status: rep.Status, Witnesses: []string{}, Missing: []string{}, Report: rep}
 		wit := map[string]bool{}
 		for _, c := range rep.Criteria {

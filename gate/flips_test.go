@@ -34,6 +34,12 @@ func flipRFC(number, statusRow string) []byte {
 | --- | --- |
 | ` + "`0901.good`" + ` | the fixture row |
 
+### Falsifiability
+
+| Requirement | Observable | Witness | Verdict |
+| --- | --- | --- | --- |
+| ` + "`0901.good`" + ` | the fixture row | good.json | witnessable |
+
 ## Acceptance criteria
 
 - [x] ` + "`0901.good`" + ` is executed-pass in good.json

@@ -296,6 +296,11 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 	if a.Repository != nil {
 		reps = append(reps, a.Repository)
 	}
+	for _, v := range a.Vocabulary {
+		if v.Report != nil {
+			reps = append(reps, v.Report)
+		}
+	}
 	switch opts.Format {
 	case JSON:
 		return WriteJSON(w, a)
@@ -349,6 +354,14 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 			lw.status(c.Status)
 			lw.printf(" %s — %s\n", in(what), in(c.Reason))
 		}
+	}
+	for _, v := range a.Vocabulary {
+		if v.Criterion.Status == gate.Pass {
+			continue
+		}
+		lw.printf("%s  ", in(v.Number))
+		lw.status(v.Criterion.Status)
+		lw.printf(" %s (Status %s) — %s\n", in(v.Criterion.ID), in(v.RFCStatus), in(v.Criterion.Reason))
 	}
 	writeDeclared(lw, a.Declared, opts)
 	if a.Repository != nil {

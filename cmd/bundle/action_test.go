@@ -402,7 +402,7 @@ func TestActionOnCorpus(t *testing.T) {
 			t.Fatalf("exit %d, outputs %v\n%s\n%s", res.exit, res.outputs, res.stdout, res.stderr)
 		}
 		for _, want := range []string{
-			"gate accepted RFC 0211: PASS (15 pass, 0 fail, 1 blocked)\n",
+			"gate accepted RFC 0211: PASS (18 pass, 0 fail, 1 blocked)\n",
 			"gate flips " + base[:12] + "..",
 			": PASS — 1 flip(s) to Accepted gated, 0 Status change(s) not gated, 1 check(s) on the change's evidence and policy\n",
 		} {
@@ -452,8 +452,8 @@ func TestActionOnCorpus(t *testing.T) {
 		envelope := lineOf(t, rfc0236, "| ", "host-event.envelope")
 		box := lineOf(t, rfc0236, "- [ ] `Accepted`")
 		for _, want := range []string{
-			fmt.Sprintf("::error file=RFCS/0236-host-events.md,line=%d,title=rfc.updated::FAIL: Updated names an evidence tier or `corpus gate` — Updated names no evidence tier (tier-1, tier-2, tier-3) and not `corpus gate`\n", updated),
-			fmt.Sprintf("::error file=RFCS/0236-host-events.md,line=%d,title=rfc.acceptance::unticked acceptance box without reason:, deferred: or Phase 4: - [ ] `Accepted`", box),
+			fmt.Sprintf("::error file=RFCS/0236-host-events.md,line=%d,title=rfc.updated::FAIL: Updated declares `Evidence tier: tier-N` or `Evidence tier: corpus gate` — Updated declares no evidence tier: write \"Evidence tier: tier-N\" (1–3) or \"Evidence tier: corpus gate\"\n", updated),
+			fmt.Sprintf("::error file=RFCS/0236-host-events.md,line=%d,title=rfc.acceptance::unticked acceptance box without reason: or deferred: - [ ] `Accepted`", box),
 			fmt.Sprintf("::error file=RFCS/0236-host-events.md,line=%d,title=requirement openwop.requirement.0236.host-event.envelope::FAIL: witnessed executed-pass in a qualifying bundle — carried executed-pass only by bundles that do not qualify: evidence/v2-host-bundles/openwop-workflow-engine-2.45.30-7643ddb8e.json: FAIL host tier 1 or higher: origin https://api.openwop.dev is not listed in evidence/host-tiers.json", envelope),
 			"::error file=evidence/v2-host-bundles/openwop-workflow-engine-2.45.30-7643ddb8e.json,title=bundle.tier::FAIL: host tier 1 or higher — origin https://api.openwop.dev is not listed in evidence/host-tiers.json: an unknown host never qualifies (sha256 ",
 			"gate accepted RFC 0236: FAIL (",

@@ -80,6 +80,8 @@ type RFC struct {
 	Requirements []Requirement `json:"requirements"`
 	// NotRequired are ids found in rows that say they are not claimed as a witness.
 	NotRequired []Requirement `json:"notRequired"`
+	// Predicate is the text as the reference governance checks read it.
+	Predicate Predicate `json:"predicate"`
 
 	titleNumber  string
 	hiddenStatus []int
@@ -90,7 +92,8 @@ type AcceptanceItem struct {
 	Line   int    `json:"line"`
 	Kind   string `json:"kind"` // "box" or "table"
 	Ticked bool   `json:"ticked"`
-	// Reasoned: an unticked box carries reason:, deferred: or Phase 4.
+	// Reasoned: an unticked box carries a reason: or deferred: label (a whole
+	// word, any case); "Phase 4" is no excuse.
 	Reasoned bool   `json:"reasoned"`
 	Text     string `json:"text"`
 }
@@ -120,7 +123,7 @@ type Requirement struct {
 var (
 	titleRE     = lazyRegexp(`^#\s+RFC\s+(\d{4})\s*[:—-]\s*(.*)$`)
 	boxRE       = lazyRegexp(`^- \[([ xX])\]`)
-	reasonRE    = lazyRegexp(`(?i)reason:|deferred:|phase 4`)
+	reasonRE    = lazyRegexp(`(?i)\b(reason|deferred):`)
 	tableRowRE  = lazyRegexp(`^\|\s*\d+\s*\|`)
 	emptyEvidRE = lazyRegexp(`(?i)^(—|-|tbd|pending|n/a)?$`)
 	tierLabelRE = lazyRegexp(`(?i)tier[- ]?[123]|corpus gate`)
@@ -159,6 +162,7 @@ func Parse(file, text string) *RFC {
 		}
 	}
 	r.readHeader(lines)
+	r.Predicate = readPredicate(lines)
 	seen := map[string]int{}
 	add := func(req Requirement, notClaimed bool) {
 		if notClaimed {
