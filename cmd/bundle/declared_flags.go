@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/certcut/certcut/declaration"
+	"github.com/certcut/certcut/verify"
+	"github.com/spf13/cobra"
+)
+
+// maturityFlags are the flags of a command that applies the maturity bound (RFC
+// 0197 §C.7) to a bundle: mint and verify.
+type maturityFlags struct {
+	declaration, capabilities, firstSuite string
+}
+
+func (m *maturityFlags) register(cmd *cobra.Command, what string) {
+	fl := cmd.Flags()
+	fl.StringVar(&m.declaration, "declaration", "", "the spec's declaration `FILE` (spec/v2/declaration.json): "+what)
+	fl.StringVar(&m.capabilities, "capabilities", "", "with --declaration: the capabilities schema `FILE` (schemas/v2/capabilities.schema.json) naming the family records; without it, the declaration's family keys")
+	fl.StringVar(&m.firstSuite, "maturity-first-suite", declaration.FirstBoundSuite, "with --declaration: the first suite `VERSION` the maturity bound binds (upstream's OPENWOP_0197_FIRST_SUITE)")
+}
+
+// policy reads the declaration and the capabilities schema; nil when
+// --declaration is not given. A flag that needs --declaration without it, or a
+// first suite with no major.minor, is a usage error; a file that cannot be read
+// or is not what it should be, an input error.
+func (m *maturityFlags) policy(cmd *cobra.Command, name string) (*verify.MaturityPolicy, error) {
+	if m.declaration == "" {
+		if m.capabilities != "" || cmd.Flags().Changed("maturity-first-suite") {
+			return nil, usageErrorf("%s: --capabilities and --maturity-first-suite apply the maturity bound of a --declaration FILE; give it too", name)
+		}
+		return nil, nil
+	}
+	if _, _, ok := declaration.MajorMinor(m.firstSuite); !ok {
+		return nil, usageErrorf("%s: --maturity-first-suite %q: give a suite version, e.g. %s", name, m.firstSuite, declaration.FirstBoundSuite)
+	}
+	decl, err := declaration.Load(m.declaration)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("%s: --declaration %s: %w", name, m.declaration, missing(err)))
+	}
+	var caps *declaration.Capabilities
+	if m.capabilities != "" {
+		if caps, err = declaration.LoadCapabilities(m.capabilities); err != nil {
+			return nil, inputError(fmt.Errorf("%s: --capabilities %s: %w", name, m.capabilities, missing(err)))
+		}
+	}
+	return &verify.MaturityPolicy{Declaration: decl, Keys: declaration.KeysOf(caps, decl), FirstSuite: m.firstSuite}, nil
+}
+
+// missing words a file that is not there.
+func missing(err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return errors.New("no such file")
+	}
+	return err
+}
+
+// loadAdvisories reads --suite-advisories, or the built-in list.
+func loadAdvisories(name, path string) (*declaration.Advisories, error) {
+	a, err := declaration.LoadAdvisories(path)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("%s: --suite-advisories %s: %w", name, path, missing(err)))
+	}
+	return a, nil
+}
