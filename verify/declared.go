@@ -52,3 +52,36 @@ func (c *checker) declaredRules() {
 		}
 	}
 }
+
+// FirstBoundSuite is the maturity bound's default first suite
+// (declaration.FirstBoundSuite).
+const FirstBoundSuite = declaration.FirstBoundSuite
+
+// ValidFirstSuite reports whether a first suite has a major.minor.
+func ValidFirstSuite(s string) bool {
+	_, _, ok := declaration.MajorMinor(s)
+	return ok
+}
+
+// LoadMaturityPolicy reads a declaration and, when capsFile is not "", the
+// capabilities schema naming the family records. On error, file says which of
+// the two could not be read.
+func LoadMaturityPolicy(declFile, capsFile, firstSuite string) (pol *MaturityPolicy, file string, err error) {
+	decl, err := declaration.Load(declFile)
+	if err != nil {
+		return nil, declFile, err
+	}
+	var caps *declaration.Capabilities
+	if capsFile != "" {
+		if caps, err = declaration.LoadCapabilities(capsFile); err != nil {
+			return nil, capsFile, err
+		}
+	}
+	return &MaturityPolicy{Declaration: decl, Keys: declaration.KeysOf(caps, decl), FirstSuite: firstSuite}, "", nil
+}
+
+// LoadAdvisories reads a suite advisory list; "" reads the built-in one
+// (declaration.LoadAdvisories).
+func LoadAdvisories(path string) (*declaration.Advisories, error) {
+	return declaration.LoadAdvisories(path)
+}

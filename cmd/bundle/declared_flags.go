@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/certcut/certcut/declaration"
 	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +19,7 @@ func (m *maturityFlags) register(cmd *cobra.Command, what string) {
 	fl := cmd.Flags()
 	fl.StringVar(&m.declaration, "declaration", "", "the spec's declaration `FILE` (spec/v2/declaration.json): "+what)
 	fl.StringVar(&m.capabilities, "capabilities", "", "with --declaration: the capabilities schema `FILE` (schemas/v2/capabilities.schema.json) naming the family records; without it, the declaration's family keys")
-	fl.StringVar(&m.firstSuite, "maturity-first-suite", declaration.FirstBoundSuite, "with --declaration: the first suite `VERSION` the maturity bound binds (upstream's OPENWOP_0197_FIRST_SUITE)")
+	fl.StringVar(&m.firstSuite, "maturity-first-suite", verify.FirstBoundSuite, "with --declaration: the first suite `VERSION` the maturity bound binds (upstream's OPENWOP_0197_FIRST_SUITE)")
 }
 
 // policy reads the declaration and the capabilities schema; nil when
@@ -34,20 +33,18 @@ func (m *maturityFlags) policy(cmd *cobra.Command, name string) (*verify.Maturit
 		}
 		return nil, nil
 	}
-	if _, _, ok := declaration.MajorMinor(m.firstSuite); !ok {
-		return nil, usageErrorf("%s: --maturity-first-suite %q: give a suite version, e.g. %s", name, m.firstSuite, declaration.FirstBoundSuite)
+	if !verify.ValidFirstSuite(m.firstSuite) {
+		return nil, usageErrorf("%s: --maturity-first-suite %q: give a suite version, e.g. %s", name, m.firstSuite, verify.FirstBoundSuite)
 	}
-	decl, err := declaration.Load(m.declaration)
+	pol, file, err := verify.LoadMaturityPolicy(m.declaration, m.capabilities, m.firstSuite)
 	if err != nil {
-		return nil, inputError(fmt.Errorf("%s: --declaration %s: %w", name, m.declaration, missing(err)))
-	}
-	var caps *declaration.Capabilities
-	if m.capabilities != "" {
-		if caps, err = declaration.LoadCapabilities(m.capabilities); err != nil {
-			return nil, inputError(fmt.Errorf("%s: --capabilities %s: %w", name, m.capabilities, missing(err)))
+		flag := "--declaration"
+		if file == m.capabilities && file != m.declaration {
+			flag = "--capabilities"
 		}
+		return nil, inputError(fmt.Errorf("%s: %s %s: %w", name, flag, file, missing(err)))
 	}
-	return &verify.MaturityPolicy{Declaration: decl, Keys: declaration.KeysOf(caps, decl), FirstSuite: m.firstSuite}, nil
+	return pol, nil
 }
 
 // missing words a file that is not there.
@@ -58,11 +55,13 @@ func missing(err error) error {
 	return err
 }
 
-// loadAdvisories reads --suite-advisories, or the built-in list.
-func loadAdvisories(name, path string) (*declaration.Advisories, error) {
-	a, err := declaration.LoadAdvisories(path)
+// loadAdvisories sets opts.Advisories from --suite-advisories, or the built-in
+// list.
+func loadAdvisories(name, path string, opts *verify.Options) error {
+	a, err := verify.LoadAdvisories(path)
 	if err != nil {
-		return nil, inputError(fmt.Errorf("%s: --suite-advisories %s: %w", name, path, missing(err)))
+		return inputError(fmt.Errorf("%s: --suite-advisories %s: %w", name, path, missing(err)))
 	}
-	return a, nil
+	opts.Advisories = a
+	return nil
 }

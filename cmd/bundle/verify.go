@@ -140,7 +140,7 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, files []string) error {
 	if opts.Maturity, err = o.maturity.policy(cmd, "verify"); err != nil {
 		return err
 	}
-	if opts.Advisories, err = loadAdvisories("verify", o.advisories); err != nil {
+	if err := loadAdvisories("verify", o.advisories, &opts); err != nil {
 		return err
 	}
 	stdin, stdout := cmd.InOrStdin(), cmd.OutOrStdout()
