@@ -54,6 +54,9 @@ type FlipsReport struct {
 	// Transitions lists every RFC whose Status differs between the merge base and
 	// Head, gated or not, in RFC number order.
 	Transitions []Transition `json:"transitions"`
+	// ExtTransitions lists every extension README whose Status the change
+	// alters, gated with spec.ext-status (flips_ext.go).
+	ExtTransitions []ExtTransition `json:"extTransitions,omitempty"`
 	// Reports holds one Accepted report per RFC the change flips to Accepted, in
 	// the order of Transitions.
 	Reports []*Report `json:"reports"`
@@ -146,10 +149,14 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 		return nil, &InputError{Err: err}
 	}
 	rfcs, bundles, policy := f.classify(changes)
-	if err := f.readBlobs(append(rfcs, bundles...)); err != nil {
+	exts := f.extChanges(changes)
+	if err := f.readBlobs(append(append(rfcs, bundles...), exts...)); err != nil {
 		return nil, &InputError{Err: err}
 	}
 	if err := f.gateRFCs(rfcs); err != nil {
+		return nil, err
+	}
+	if err := f.gateExt(exts); err != nil {
 		return nil, err
 	}
 	f.checkBundles(f.followBundleRenames(bundles))
@@ -290,7 +297,7 @@ func (f *flipsRun) rfcsDir() string     { return f.prefix + "RFCS/" }
 func (f *flipsRun) evidenceDir() string { return f.prefix + "evidence/" }
 
 func (f *flipsRun) watched() []string {
-	out := []string{f.rfcsDir(), f.evidenceDir()}
+	out := []string{f.rfcsDir(), f.evidenceDir(), f.extGitDir()}
 	for gp := range f.policy {
 		out = append(out, gp)
 	}

@@ -1,7 +1,10 @@
 package mint
 
 import (
+	"fmt"
+
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/declaration"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/timestamp"
@@ -24,6 +27,12 @@ type Job struct {
 	// self-check then verifies under the signer's own key, and the Report says
 	// the key is not published.
 	UnpublishedKey bool
+	// Maturity, when set, applies the maturity bound (RFC 0197 §C.7) to the
+	// assembled discovery document (CheckMaturity): a cut that overstates a
+	// family record at a bound suite is refused before anything is signed (a
+	// *RefusedError of kind maturity-overstated, its Data the unsigned bundle);
+	// one below the bound is cut with a warning.
+	Maturity *verify.MaturityPolicy
 }
 
 // Cut is a bundle minted and self-checked, not yet written.
@@ -55,7 +64,9 @@ func Run(job Job) (*Cut, error) {
 	tolerated := ToleratedUnsigned
 	var hostKeys, verifierKeys keys.Set
 	notPublished := false
-	if job.Host != nil {
+	mat := checkMaturity(job.Maturity, asm)
+	overstated := mat != nil && mat.Outcome() == declaration.MaturityFails
+	if job.Host != nil && !overstated {
 		tolerated = Tolerated
 		// The self-check verifies under the key the document publishes, as any
 		// reviewer does: a key that is not it is refused before anything is signed.
@@ -80,9 +91,43 @@ func Run(job Job) (*Cut, error) {
 	if verdict == nil {
 		return nil, err
 	}
-	c := &Cut{Bundle: asm.Bundle, Data: data, Verdict: verdict, Report: newReport(job.Input.KeyID, asm, job.Host != nil, verdict)}
+	c := &Cut{Bundle: asm.Bundle, Data: data, Verdict: verdict, Report: newReport(job.Input.KeyID, asm, job.Host != nil && !overstated, verdict)}
 	c.Report.KeyNotPublished = job.Host != nil && notPublished
+	if mat != nil {
+		c.Report.Maturity, c.Report.MaturityFamilyKeys = mat, job.Maturity.Keys.From
+	}
+	if overstated {
+		var refused []verify.Rejection
+		if r, ok := err.(*RefusedError); ok {
+			refused = r.Refused
+		}
+		err = &RefusedError{Verdict: verdict, Refused: append(refused, MaturityRejection(*mat))}
+	}
 	return c, err
+}
+
+// checkMaturity applies the bound when a policy is given; a bound that does not
+// refuse but has something to say is a warning.
+func checkMaturity(p *verify.MaturityPolicy, asm *Assembled) *declaration.Maturity {
+	if p == nil {
+		return nil
+	}
+	m := declaration.CheckMaturity(asm.Bundle, p.Keys, p.Declaration, p.FirstSuite)
+	switch {
+	case m.Outcome() == declaration.MaturityReported && m.SuiteUnreadable:
+		asm.Warnings = append(asm.Warnings, fmt.Sprintf("maturity bound: suite version %q has no major.minor, so whether RFC 0197 §C.7 binds it cannot be decided; %d family record(s) say status stable while the declaration does not: %s", m.Suite, len(m.Overstated), m.OverstatedList()))
+	case m.Outcome() == declaration.MaturityReported:
+		asm.Warnings = append(asm.Warnings, fmt.Sprintf("maturity bound: %d family record(s) say status stable while the declaration does not (%s); suite %s is below %s, where RFC 0197 §C.7 becomes a MUST: this cut is reported, a cut at %s or later is refused", len(m.Overstated), m.OverstatedList(), m.Suite, m.FirstSuite, m.FirstSuite))
+	case m.Outcome() == declaration.MaturityNothing:
+		asm.Warnings = append(asm.Warnings, "maturity bound: the bundle carries no discovery document; nothing to measure")
+	}
+	return &m
+}
+
+// MaturityRejection is the rejection a cut that overstates family records at a
+// bound suite is refused with.
+func MaturityRejection(m declaration.Maturity) verify.Rejection {
+	return verify.Rejection{Kind: verify.KindMaturityOverstated, Detail: fmt.Sprintf("%d family record(s) of the discovery document say status stable while the declaration does not (%s), on suite %s ≥ %s, where RFC 0197 §C.7 is a MUST; nothing was signed: correct the document's status members (or the declaration) and cut again", len(m.Overstated), m.OverstatedList(), m.Suite, m.FirstSuite)}
 }
 
 // Report is what mint reports of a bundle it cut (bundle mint --json).
@@ -108,6 +153,11 @@ type Report struct {
 	// under KeyID (none, or another with --unpublished-key), so the self-check
 	// verified under the signer's own key, not under a key a reviewer resolves.
 	KeyNotPublished bool `json:"keyNotPublished"`
+	// Maturity is the maturity bound applied to the cut (Job.Maturity), and
+	// MaturityFamilyKeys where its family keys came from: the capabilities
+	// schema, or the declaration's own keys when no schema was given.
+	Maturity           *declaration.Maturity `json:"maturity,omitempty"`
+	MaturityFamilyKeys string                `json:"maturityFamilyKeys,omitempty"`
 	// Verdict is the self-check's outcome (VERIFIED, or COHERENT for a bundle
 	// still waiting for a signature); SelfCheck is the verdict itself.
 	Verdict   string             `json:"verdict,omitempty"`

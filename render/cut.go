@@ -56,6 +56,9 @@ func WriteMint(stdout, stderr io.Writer, rep *mint.Report) error {
 		fmt.Fprintf(w, "redacted:  %d place(s): %s\n", len(rep.Redacted), Inline(strings.Join(rep.Redacted, ", ")))
 	}
 	writeLeftAlone(w, rep.LeftAlone)
+	if m := rep.Maturity; m != nil {
+		fmt.Fprintf(w, "maturity:  %s (family records from %s)\n", Inline(m.Line()), Inline(rep.MaturityFamilyKeys))
+	}
 	fmt.Fprintf(w, "self-check: %s%s\n", SelfCheckWords(rep.SelfCheck), notPublished(rep.KeyNotPublished, rep.KeyID))
 	for _, t := range rep.Timestamps {
 		fmt.Fprintf(w, "timestamp: %s\n", Inline(TokenLine(t)))

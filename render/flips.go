@@ -114,6 +114,19 @@ func writeFlipsText(w *lineWriter, r *gate.FlipsReport, quiet bool) {
 		}
 		w.printf(" — %s\n", in(t.Why))
 	}
+	if len(r.ExtTransitions) > 0 {
+		w.printf("%d extension README Status change(s):\n", len(r.ExtTransitions))
+		for _, t := range r.ExtTransitions {
+			w.printf("  ext/%s %s:%d  %s → %s  ", in(t.Dir), in(t.File), t.Line, in(orDash(t.From)), in(orDash(t.To)))
+			if t.Gated {
+				w.printf("gated: ")
+				w.painted(statusColor(t.Status), string(t.Status))
+			} else {
+				w.printf("not gated")
+			}
+			w.printf(" — %s\n", in(t.Why))
+		}
+	}
 	for _, rep := range r.Reports {
 		w.printf("\n")
 		writeGateText(w, rep, quiet)

@@ -9,6 +9,7 @@ package verify
 
 import (
 	"encoding/json"
+	"github.com/certcut/certcut/declaration"
 
 	"github.com/certcut/certcut/bundle"
 )
@@ -59,6 +60,7 @@ const (
 	KindCertifiedNotWitnessed        Kind = "certified-not-witnessed" // certcut's own
 	KindTooManyClaims                Kind = "too-many-claims"         // certcut's own
 	KindProfileClaimDuplicate        Kind = "profile-claim-duplicate" // certcut's own
+	KindMaturityOverstated           Kind = "maturity-overstated"     // certcut's own (Options.Maturity)
 )
 
 // Bounds on what a bundle may claim before the rules that compare claims with
@@ -314,6 +316,12 @@ type Verdict struct {
 	// VerifierSigningTime is the same for the verifier signature, when a token
 	// for it came with the bundle; nil otherwise.
 	VerifierSigningTime *SigningTime `json:"verifierSigningTime,omitempty"`
+	// Maturity is the maturity bound applied to the bundle (Options.Maturity);
+	// nil when no declaration was given.
+	Maturity *declaration.Maturity `json:"maturity,omitempty"`
+	// SuiteAdvisory is the advisory whose range holds suite.version
+	// (Options.Advisories); nil when none does.
+	SuiteAdvisory *declaration.Advisory `json:"suiteAdvisory,omitempty"`
 	// KeyDates judges the trusted host key's retiredAt and notBefore at
 	// SigningTime; nil when the key has no dates or was not used.
 	KeyDates *KeyDates `json:"keyDates,omitempty"`

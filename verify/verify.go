@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/declaration"
 	"math"
 	"slices"
 	"strings"
@@ -57,6 +58,16 @@ type Options struct {
 	// bundle that exists now was signed by now): a retirement still to come
 	// needs no token. Zero means the current time.
 	Now time.Time
+	// Maturity, when set, applies the maturity bound (RFC 0197 §C.7) to the
+	// bundle's discovery document (declared.go): each family record is noted;
+	// an overstated one at a bound suite is a maturity-overstated rejection only
+	// when the host signature verified, since the bound rests on suite.version
+	// and the document, which only the signature binds.
+	Maturity *MaturityPolicy
+	// Advisories, when set, notes a bundle whose suite.version is in one of
+	// its ranges (a suite release known to produce wrong rows): a note, never
+	// a rejection.
+	Advisories *declaration.Advisories
 }
 
 // Expect is what a deploy expects of the bundle it is about to serve: the cut
@@ -284,6 +295,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	c.attribute()
 	c.keyDates()
 	c.verifierKeyDates()
+	c.declaredRules()
 }
 
 // schemaProblems returns the bundle schema's findings (bundle.CheckSchema, the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/certcut/certcut/render"
 	"github.com/certcut/certcut/rows"
 	"github.com/certcut/certcut/timestamp"
+	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -42,6 +44,7 @@ type mintOptions struct {
 	verifierRef, verifierKeyID            string
 	generatedAt                           string
 	tsa                                   tsaFlags
+	maturity                              maturityFlags
 }
 
 func newMintCmd() *cobra.Command {
@@ -87,6 +90,7 @@ func newMintCmd() *cobra.Command {
 	fl.StringVar(&o.verifierRef, "verifier-key", "", "independent verifier's signing key, `PEM|env:NAME|KMS-URI|pkcs11:URI`, for --evidence-tier independent")
 	fl.StringVar(&o.verifierKeyID, "verifier-key-id", "", "independent verifier's key `ID`")
 	fl.StringVar(&o.generatedAt, "generated-at", "", "fix generatedAt (RFC 3339 `TIME`) so the same inputs give byte-identical output")
+	o.maturity.register(cmd, "refuse a cut whose discovery document says status stable for a family the declaration does not call stable, at a suite the bound binds (RFC 0197 §C.7); warn below it")
 	o.tsa.register(cmd, "also ask this Time-Stamp Authority (`URL`, RFC 3161) for a token of each signature, written beside FILE as FILE.tsr (and FILE.verifier.tsr); docs/timestamps.md")
 	return cmd
 }
@@ -217,6 +221,9 @@ func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 
 	// The keys first: their PEM text is a secret every later message is scrubbed of.
 	job := mint.Job{VerifierKeyID: o.verifierKeyID, UnpublishedKey: o.unpublishedKey}
+	if job.Maturity, err = o.maturity.policy(cmd, "mint"); err != nil {
+		return err
+	}
 	if !o.unsigned {
 		if job.Host, err = loadSigner(cmd.Context(), "--key", o.keyRef); err != nil {
 			return err
@@ -264,7 +271,11 @@ func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 	case errors.As(err, &refused):
 		rep := cut.Report
 		rep.Out, rep.Refused = o.file, mint.Refusals(refused)
-		rejected, err := refuse("mint", o.file, cut.Data, refused, " (an emitter defect or an inconsistent input, not a verdict on the host)")
+		hint := " (an emitter defect or an inconsistent input, not a verdict on the host)"
+		if slices.ContainsFunc(refused.Refused, func(r verify.Rejection) bool { return r.Kind == verify.KindMaturityOverstated }) {
+			hint = " (unsigned: the discovery document overstates family maturity against " + o.maturity.declaration + ")"
+		}
+		rejected, err := refuse("mint", o.file, cut.Data, refused, hint)
 		if rejected != "" && !o.out.text() {
 			rep.Rejected = rejected
 			render.WriteJSON(cmd.OutOrStdout(), rep)

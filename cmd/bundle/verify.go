@@ -25,6 +25,10 @@ type verifyOptions struct {
 	// expectBuild and expectMajor bind the bundles to a deploy (verify.Expect).
 	expectBuild string
 	expectMajor int
+	// maturity applies the maturity bound (--declaration); advisories replaces
+	// the built-in suite advisory list (--suite-advisories).
+	maturity   maturityFlags
+	advisories string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -39,6 +43,8 @@ func newVerifyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.verifierToken, "verifier-timestamp", "", "the RFC 3161 token `FILE` of the verifier signature (default: FILE.verifier.tsr, when there); one bundle only")
 	cmd.Flags().StringVar(&o.expectBuild, "expect-build", "", "refuse a bundle that is not the cut of this build: `KIND:ID` (commit:HEAD for the work tree's HEAD)")
 	cmd.Flags().IntVar(&o.expectMajor, "expect-major", 0, "refuse a bundle whose suite.targetMajor is not `N`")
+	o.maturity.register(cmd, "note each bundle's family records against it (RFC 0197 §C.7), and refuse one that overstates them at a bound suite when its signature verified (maturity-overstated)")
+	cmd.Flags().StringVar(&o.advisories, "suite-advisories", "", "the suite advisory list `FILE` noting bundles of suite releases known to produce wrong rows (default: the built-in list)")
 	return cmd
 }
 
@@ -131,6 +137,12 @@ func runVerify(cmd *cobra.Command, o *verifyOptions, files []string) error {
 		return err
 	}
 	opts.Expect = expect
+	if opts.Maturity, err = o.maturity.policy(cmd, "verify"); err != nil {
+		return err
+	}
+	if err := loadAdvisories("verify", o.advisories, &opts); err != nil {
+		return err
+	}
 	stdin, stdout := cmd.InOrStdin(), cmd.OutOrStdout()
 	vo := render.VerdictOptions{CLI: versionString(), Color: useColor(stdout), Quiet: o.out.quiet}
 	tally := render.Tally{}
