@@ -3,7 +3,10 @@ package gate
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -56,5 +59,30 @@ func TestFinishHookSeesUnregistered(t *testing.T) {
 	rep.finish()
 	if len(seen) != 1 || seen[0] != "made.by.hand" {
 		t.Fatalf("hook saw %v, want [made.by.hand]", seen)
+	}
+}
+
+// TestDocsRuleTables: a rule id docs/gate.md lists as the first cell of a table
+// row is a registered rule (TestRegistry holds the converse: every registered
+// id is named there). "bundle.*" names the group.
+func TestDocsRuleTables(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "gate.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idCell := regexp.MustCompile("^\\| `([a-z][a-z0-9-]*(?:\\.[a-z0-9-]+)*)`")
+	n := 0
+	for i, line := range strings.Split(string(doc), "\n") {
+		m := idCell.FindStringSubmatch(line)
+		if m == nil || strings.HasSuffix(m[1], ".mjs") || !strings.Contains(m[1], ".") && m[1] != string(CritRequirement) {
+			continue
+		}
+		n++
+		if _, ok := LookupRule(RuleID(m[1])); !ok {
+			t.Errorf("docs/gate.md:%d lists `%s`, which no rule registers", i+1, m[1])
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found only %d rule rows in docs/gate.md's tables", n)
 	}
 }

@@ -94,8 +94,8 @@ func (r *repoFlags) open(cfg gate.Config) (*gate.Repo, error) {
 }
 
 func newGateCmd() *cobra.Command {
-	return group("gate", "gate", "Decide governance gates over committed bundles: accepted, audit, cut, flips",
-		newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd())
+	return group("gate", "gate", "Decide governance gates over committed bundles: accepted, audit, cut, flips; list their rules",
+		newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd(), newGateRulesCmd())
 }
 
 // gateOutput registers --format text|json|github|sarif|junit and --quiet.
