@@ -207,19 +207,14 @@ func verifiedCheck(e *Entry) check {
 // signing time (verify.KeyDates), which bundle.key judges.
 func keyDatesOnly(v *verify.Verdict) bool {
 	return v.Outcome == verify.Coherent && v.SignatureVerified && v.KeyDates != nil &&
-		len(v.Unverified) == 1 && v.Unverified[0] == v.KeyDates.Reason
+		len(v.Gaps) == 1 && v.HasOnlyGaps(verify.GapKeyDates)
 }
 
 func onlyIndependent(v *verify.Verdict) bool {
 	if v.RevokedVerifierKey != nil {
 		return false
 	}
-	for _, u := range v.Unverified {
-		if !strings.HasPrefix(u, "independent tier claimed") {
-			return false
-		}
-	}
-	return len(v.Unverified) > 0
+	return v.HasOnlyGaps(verify.GapIndependent)
 }
 
 func describeKey(v *verify.Verdict) string {

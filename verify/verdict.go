@@ -9,6 +9,7 @@ package verify
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/certcut/certcut/bundle"
 )
@@ -285,6 +286,10 @@ type Verdict struct {
 	OmittedRejections int `json:"omittedRejections"`
 	// Unverified lists, for a COHERENT bundle, why it is not VERIFIED.
 	Unverified []string `json:"notIndependentlyVerified"`
+	// Gaps is Unverified typed: one Gap per entry, in the same order, its
+	// Detail the entry's text. Callers that must tell the reasons apart read
+	// Kind, never the sentence. Not part of the JSON form (Unverified is).
+	Gaps []Gap `json:"-"`
 	// Notes are facts worth a reviewer's attention that do not change the verdict.
 	Notes []string `json:"notes"`
 
@@ -375,4 +380,46 @@ func (v *Verdict) Kinds() []Kind {
 		out[i] = r.Kind
 	}
 	return out
+}
+
+// GapKind says why a COHERENT verdict is not VERIFIED.
+type GapKind string
+
+const (
+	// GapHostKey: the host signature was not checked under a trusted key (none
+	// given or matched, or the key is revoked).
+	GapHostKey GapKind = "host-key"
+	// GapDerivability: certified profiles were not re-derived (no discovery
+	// document, a mismatch, no registry for the major).
+	GapDerivability GapKind = "derivability"
+	// GapIndependent: a profile claims the independent tier, and the verifier
+	// signature was not verified (absent, unchecked or revoked key).
+	GapIndependent GapKind = "independent"
+	// GapKeyDates: the host key was not in service at the signing time
+	// (Verdict.KeyDates says why).
+	GapKeyDates GapKind = "key-dates"
+	// GapVerifierKeyDates: the verifier key, on which a claimed independent
+	// tier rests, was not in service at its signing time
+	// (Verdict.VerifierKeyDates).
+	GapVerifierKeyDates GapKind = "verifier-key-dates"
+)
+
+// Gap is one reason a verdict is COHERENT rather than VERIFIED.
+type Gap struct {
+	Kind   GapKind `json:"kind"`
+	Detail string  `json:"detail"`
+}
+
+// HasOnlyGaps reports whether the verdict has at least one gap and every gap
+// is of one of the kinds.
+func (v *Verdict) HasOnlyGaps(kinds ...GapKind) bool {
+	if len(v.Gaps) == 0 {
+		return false
+	}
+	for _, g := range v.Gaps {
+		if !slices.Contains(kinds, g.Kind) {
+			return false
+		}
+	}
+	return true
 }
