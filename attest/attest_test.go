@@ -179,7 +179,7 @@ func TestBundleAbbreviatedCommit(t *testing.T) {
 	if !strings.Contains(why, "commit 8bd19f29b is not a full") || len(a.Warnings) != 1 {
 		t.Errorf("annotation %q, warnings %v", why, a.Warnings)
 	}
-	env, err := attest.Sign(a.Statement, testSigner(t, "attestor"), "lab-1")
+	env, err := attest.SignWith(a.Statement, testSigner(t, "attestor"), "lab-1", attest.KeyIDName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func Bundle(req BundleRequest) (*Attestation, error) {
 		s := newVSA(req.Options)
 		s.ResourceUri = b.Discovery.URL
 		s.Policy = &vsa.VerificationSummary_Policy{Uri: VerifyPolicyURI(req.Version)}
-		s.InputAttestations = []*vsa.VerificationSummary_InputAttestation{{Uri: req.Name, Digest: map[string]string{"sha256": Sha256Hex(req.Data)}}}
+		s.InputAttestations = []*vsa.VerificationSummary_InputAttestation{{Uri: req.URIBase.URI(req.Name), Digest: map[string]string{"sha256": Sha256Hex(req.Data)}}}
 		if v.Outcome == verify.Verified {
 			s.VerificationResult = Passed
 			for _, p := range v.CertifiedProfiles {

@@ -281,12 +281,19 @@ func checkSignatures(env Envelope, trusted keys.Set, r *Result) {
 	}
 }
 
-// chooseKey picks the key a signature is checked under: the key named by keyid,
-// else the only key given as a file or raw key.
+// chooseKey picks the key a signature is checked under: the key named by keyid
+// (its certcut key id, or its DSSE fingerprint), else the only key given as a
+// file or raw key.
 func chooseKey(trusted keys.Set, keyID string) (keys.PublicKey, string, bool) {
 	if keyID != "" {
 		if k, ok := trusted.Select(keyID); ok {
 			return k, verify.MatchKeyID, true
+		}
+		// A keyid that is a key's DSSE fingerprint names that key.
+		for _, k := range trusted {
+			if fp, err := DSSEFingerprint(k.Key); err == nil && fp == keyID {
+				return k, verify.MatchKeyID, true
+			}
 		}
 	}
 	if k, ok := trusted.Lone(); ok {

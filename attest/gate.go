@@ -3,6 +3,7 @@ package attest
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -39,7 +40,8 @@ var ErrNoRFC = errors.New("the gate decided no RFC: a gate attestation's subject
 const MaxFailedCriteria = 50
 
 // Gate returns the VSA of a gate decision: subject the RFC file (path in the
-// repository, SHA-256 of its text, read now), resourceUri that path, policy the gate
+// repository, SHA-256 of its text, read now), resourceUri that path as an
+// absolute URI under Options.URIBase, policy the gate
 // file (or the RFC) with its digest, inputAttestations the bundles the decision
 // relied on with the digests the gate judged, verificationResult PASSED (PASS) or
 // FAILED (FAIL), verifiedLevels GateLevelPrefix+GATE when PASSED. A BLOCKED report
@@ -70,19 +72,19 @@ func Gate(req GateRequest) (*Attestation, error) {
 	rfcDigest := map[string]string{"sha256": Sha256Hex(text)}
 
 	s := newVSA(req.Options)
-	s.ResourceUri = rfcPath
-	s.Policy = &vsa.VerificationSummary_Policy{Uri: rfcPath, Digest: rfcDigest}
+	s.ResourceUri = req.URIBase.URI(rfcPath)
+	s.Policy = &vsa.VerificationSummary_Policy{Uri: req.URIBase.URI(rfcPath), Digest: rfcDigest}
 	if req.GateFile != "" {
 		data, err := limitedfile.Read(req.GateFile, limitedfile.MaxPolicy)
 		if err != nil {
 			return nil, fmt.Errorf("reading the gate file %s: %w", req.GateFile, err)
 		}
 		p, _ := RepoPath(req.Root, req.GateFile)
-		s.Policy = &vsa.VerificationSummary_Policy{Uri: p, Digest: map[string]string{"sha256": Sha256Hex(data)}}
+		s.Policy = &vsa.VerificationSummary_Policy{Uri: req.URIBase.URI(p), Digest: map[string]string{"sha256": Sha256Hex(data)}}
 	}
 	for _, ref := range reliedOn(rep) {
 		p, _ := RepoPath(req.Root, ref.File)
-		s.InputAttestations = append(s.InputAttestations, &vsa.VerificationSummary_InputAttestation{Uri: p, Digest: map[string]string{"sha256": ref.Sha256}})
+		s.InputAttestations = append(s.InputAttestations, &vsa.VerificationSummary_InputAttestation{Uri: req.URIBase.URI(p), Digest: map[string]string{"sha256": ref.Sha256}})
 	}
 	a := &Attestation{}
 	if rep.Status == gate.Pass {
@@ -97,7 +99,7 @@ func Gate(req GateRequest) (*Attestation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attest: encoding the VSA: %w", err)
 	}
-	ann, err := annotations(gateNotes(rep))
+	ann, err := annotations(gateNotes(rep, req.Root))
 	if err != nil {
 		return nil, fmt.Errorf("attest: annotations: %w", err)
 	}
@@ -128,7 +130,7 @@ func reliedOn(rep *gate.Report) []gate.BundleRef {
 
 // gateNotes are the RFC subject's annotations: what was gated, the counts, the
 // settings that weaken or strengthen the decision, and the failed criteria.
-func gateNotes(rep *gate.Report) map[string]any {
+func gateNotes(rep *gate.Report, root string) map[string]any {
 	counts := map[gate.Status]int{}
 	var failed []any
 	for _, c := range rep.Criteria {
@@ -145,6 +147,16 @@ func gateNotes(rep *gate.Report) map[string]any {
 		}
 	}
 	st := rep.Settings
+	keyring := st.Keyring
+	if keyring != "" && filepath.IsAbs(keyring) {
+		// The signed annotation names the keyring as the repository does, not
+		// by a path of the signer's machine.
+		if p, inside := RepoPath(root, keyring); inside {
+			keyring = p
+		} else {
+			keyring = filepath.Base(keyring)
+		}
+	}
 	notes := map[string]any{
 		AnnotationGate: map[string]any{
 			"gate":    rep.Gate,
@@ -154,7 +166,7 @@ func gateNotes(rep *gate.Report) map[string]any {
 				"pass": float64(counts[gate.Pass]), "fail": float64(counts[gate.Fail]), "blocked": float64(counts[gate.Blocked]),
 			},
 			"settings": map[string]any{
-				"minTier": float64(st.MinTier), "live": st.Live, "trustUnsignedOrigin": st.TrustUnsignedOrigin, "historyBase": st.HistoryBase, "keyring": st.Keyring,
+				"minTier": float64(st.MinTier), "live": st.Live, "trustUnsignedOrigin": st.TrustUnsignedOrigin, "historyBase": st.HistoryBase, "keyring": keyring,
 			},
 		},
 	}

@@ -39,8 +39,16 @@ func goldenOptions(t *testing.T) attest.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return attest.Options{Version: goldenVerson, Time: at}
+	base, err := attest.ParseURIBase(goldenURIBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return attest.Options{Version: goldenVerson, Time: at, URIBase: base}
 }
+
+// goldenURIBase names the example's files where they are published, as
+// `--resource-uri-base` does.
+const goldenURIBase = "git+https://github.com/certcut/certcut@main#examples/rfc0211/spec-repo/"
 
 // exampleSigner loads the demo attestor's key. A checkout leaves it 0644, which
 // LoadSigner refuses, so it is read from a private copy.

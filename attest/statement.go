@@ -74,6 +74,11 @@ type Options struct {
 	// Time is timeVerified (UTC, whole seconds). It is required: pass time.Now(), or
 	// a fixed time for reproducible output.
 	Time time.Time
+	// URIBase makes the repository paths a VSA names (resourceUri, policy.uri,
+	// inputAttestations[].uri) absolute URIs: RepoURIBase derives it from git,
+	// ParseURIBase reads an explicit one. Zero leaves them repository paths,
+	// which in-toto's ResourceURI does not allow: the CLI always sets it.
+	URIBase URIBase
 }
 
 func (o Options) check() error {

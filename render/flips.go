@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/certcut/certcut/gate"
 )
@@ -54,7 +53,7 @@ func WriteFlipsSARIF(w io.Writer, r *gate.FlipsReport, version string) error {
 		run.addRule("flips.not-gated", "an RFC Status change that is not a flip to Accepted")
 		run.Results = append(run.Results, sarifResult{RuleID: "flips.not-gated", Kind: "notApplicable", Level: "none",
 			Message:   sarifMessage{Text: transitionTitle(t) + ": not gated: " + t.Why},
-			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(t.File)}, Region: &sarifRegion{StartLine: t.Line}}}}})
+			Locations: []sarifLocation{sarifAt(t.File, t.Line)}})
 	}
 	return WriteJSON(w, doc)
 }
@@ -161,8 +160,9 @@ func writeFlipsText(w *lineWriter, r *gate.FlipsReport, quiet bool) {
 	w.printf("%s\n", flipsSummary(r))
 }
 
-// flipsJUnitSuite is one testcase per Status change: a gated flip fails or is
-// skipped as its report does; a change not gated is skipped with why.
+// flipsJUnitSuite is one testcase per Status change: a gated flip fails (FAIL)
+// or errs (BLOCKED: it could not be decided) as its report does; a change not
+// gated is skipped with why.
 func flipsJUnitSuite(r *gate.FlipsReport) junitSuite {
 	s := junitSuite{Name: "gate flips " + Short(r.MergeBase) + ".." + Short(r.Head.Commit)}
 	for _, t := range r.Transitions {
@@ -175,8 +175,8 @@ func flipsJUnitSuite(r *gate.FlipsReport) junitSuite {
 			tc.Failure = &junitMessage{Message: "the Accepted predicate FAILs", Text: t.Why}
 			s.Failures++
 		case t.Status == gate.Blocked:
-			tc.Skipped = &junitMessage{Message: "BLOCKED: the Accepted predicate could not be decided", Text: t.Why}
-			s.Skipped++
+			tc.Error = &junitMessage{Type: "BLOCKED", Message: "BLOCKED: the Accepted predicate could not be decided", Text: t.Why}
+			s.Errors++
 		}
 		s.Cases = append(s.Cases, tc)
 		s.Tests++

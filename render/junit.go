@@ -9,8 +9,11 @@ import (
 	"github.com/certcut/certcut/gate"
 )
 
-// JUnit XML: one testsuite per report, one testcase per criterion; FAIL is a
-// failure, BLOCKED is skipped with its reason.
+// JUnit XML (valid under Jenkins xunit's junit-10.xsd): one testsuite per
+// report, one testcase per criterion; FAIL is a failure, BLOCKED an error
+// (the criterion could not be judged: dashboards must not count it as fine, as
+// they do skipped cases). Every suite carries tests, failures, errors, skipped
+// and time; every case a time. The gate times no criterion, so times are 0.
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
 	Suites  []junitSuite `xml:"testsuite"`
@@ -20,18 +23,23 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Class   string        `xml:"classname,attr"`
 	Name    string        `xml:"name,attr"`
+	Time    string        `xml:"time,attr"`
 	Failure *junitMessage `xml:"failure,omitempty"`
+	Error   *junitMessage `xml:"error,omitempty"`
 	Skipped *junitMessage `xml:"skipped,omitempty"`
 }
 
 type junitMessage struct {
+	Type    string `xml:"type,attr,omitempty"`
 	Message string `xml:"message,attr"`
 	Text    string `xml:",chardata"`
 }
@@ -60,11 +68,11 @@ func writeJUnit(w io.Writer, reps []*gate.Report, extra ...junitSuite) error {
 			}
 			switch c.Status {
 			case gate.Fail:
-				tc.Failure = &junitMessage{Message: c.Reason, Text: body}
+				tc.Failure = &junitMessage{Type: "FAIL", Message: c.Reason, Text: body}
 				s.Failures++
 			case gate.Blocked:
-				tc.Skipped = &junitMessage{Message: "BLOCKED: " + c.Reason, Text: body}
-				s.Skipped++
+				tc.Error = &junitMessage{Type: "BLOCKED", Message: "BLOCKED: " + c.Reason, Text: body}
+				s.Errors++
 			}
 			s.Cases = append(s.Cases, tc)
 			s.Tests++
@@ -72,6 +80,17 @@ func writeJUnit(w io.Writer, reps []*gate.Report, extra ...junitSuite) error {
 		doc.Suites = append(doc.Suites, s)
 	}
 	doc.Suites = append(doc.Suites, extra...)
+	for i := range doc.Suites {
+		s := &doc.Suites[i]
+		if s.Time == "" {
+			s.Time = "0"
+		}
+		for j := range s.Cases {
+			if s.Cases[j].Time == "" {
+				s.Cases[j].Time = "0"
+			}
+		}
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -2,7 +2,10 @@ package render
 
 import (
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/certcut/certcut/gate"
 )
@@ -24,19 +27,28 @@ type sarifTool struct {
 }
 
 type sarifDriver struct {
-	Name           string      `json:"name"`
-	Version        string      `json:"version"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
+	Name            string      `json:"name"`
+	Version         string      `json:"version"`
+	SemanticVersion string      `json:"semanticVersion,omitempty"`
+	InformationURI  string      `json:"informationUri"`
+	Rules           []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
 	ID               string       `json:"id"`
 	ShortDescription sarifMessage `json:"shortDescription"`
+	FullDescription  sarifMessage `json:"fullDescription"`
+	Help             sarifHelp    `json:"help"`
+	HelpURI          string       `json:"helpUri,omitempty"`
 }
 
 type sarifMessage struct {
 	Text string `json:"text"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
 }
 
 type sarifResult struct {
@@ -65,9 +77,14 @@ type sarifRegion struct {
 }
 
 // sarifLog is one run with a rule per criterion id and a result per annotation
-// of each criterion (pass, fail, or open for BLOCKED).
+// of each criterion (pass, fail, or open for BLOCKED). It passes the SARIF
+// Multitool's GitHub rules: every result has a location (its own file and
+// line, else the RFC file, else a file the report names), with a region where
+// there is a line; every rule a full description and help (RuleMeta); the
+// tool's version is a semantic version or the commit (sarifVersion).
 func sarifLog(reps []*gate.Report, version string) sarifDoc {
-	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "certcut bundle gate", Version: version,
+	ver, sem := sarifVersion(version)
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "certcut bundle gate", Version: ver, SemanticVersion: sem,
 		InformationURI: "https://github.com/certcut/certcut/blob/main/docs/gate.md", Rules: []sarifRule{}}}, Results: []sarifResult{}}
 	for _, r := range reps {
 		for _, c := range r.Criteria {
@@ -81,8 +98,11 @@ func sarifLog(reps []*gate.Report, version string) sarifDoc {
 			}
 			for _, a := range annotations(c) {
 				res := sarifResult{RuleID: c.ID, Kind: kind, Level: level, Message: sarifMessage{Text: r.Subject + ": " + a.title + ": " + a.message}}
-				if a.file != "" {
+				switch {
+				case a.file != "":
 					res.Locations = []sarifLocation{sarifAt(a.file, a.line)}
+				case reportFile(r) != "":
+					res.Locations = []sarifLocation{sarifAt(reportFile(r), 0)}
 				}
 				run.Results = append(run.Results, res)
 			}
@@ -91,16 +111,112 @@ func sarifLog(reps []*gate.Report, version string) sarifDoc {
 	return sarifDoc{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
 }
 
-func (run *sarifRun) addRule(id, text string) {
+func (run *sarifRun) addRule(id, title string) {
 	if !slices.ContainsFunc(run.Tool.Driver.Rules, func(r sarifRule) bool { return r.ID == id }) {
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: text}})
+		m := RuleMeta(id, title)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: m.Short},
+			FullDescription: sarifMessage{Text: m.Full}, Help: sarifHelp{Text: m.Help}, HelpURI: m.HelpURI})
 	}
+}
+
+// reportFile is the file a result without its own location is placed on: the
+// RFC the report gates, else the first file a criterion names.
+func reportFile(r *gate.Report) string {
+	if r.RFC != nil && r.RFC.File != "" {
+		return r.RFC.File
+	}
+	for _, c := range r.Criteria {
+		switch {
+		case c.Location != nil && c.Location.File != "":
+			return c.Location.File
+		case c.Bundle != nil && c.Bundle.File != "":
+			return c.Bundle.File
+		}
+		for _, f := range c.Findings {
+			if f.Location != nil && f.Location.File != "" {
+				return f.Location.File
+			}
+		}
+	}
+	return ""
+}
+
+// Rule is what a report says about one criterion kind: SARIF's rule
+// metadata, the help a reviewer reads.
+type Rule struct {
+	Short, Full, Help, HelpURI string
+}
+
+const gateDoc = "https://github.com/certcut/certcut/blob/main/docs/gate.md"
+
+// ruleHelp is the help of each criterion kind, by id: what it checks and what
+// to do when it does not pass. It is the one place rule metadata lives.
+var ruleHelp = map[string][2]string{
+	"rfc.acceptance":            {"The RFC's acceptance criteria name requirement ids the gate can judge.", "Give the RFC an acceptance section that names each requirement id it rests on."},
+	"rfc.register":              {"Requirement ids the RFC introduces are registered in the spec repository's register.", "Add the ids to the register file, or remove them from the RFC."},
+	"rfc.updated":               {"The RFC's header is up to date with the change.", "Update the RFC's Updated row."},
+	"requirement":               {"Each required id has an executed-pass row in a verified bundle of a qualifying host.", "Mint and commit a signed bundle whose rows pass the requirement, from a host of the required tier."},
+	"requirement.corpus":        {"A (corpus) requirement is satisfied by the corpus ledger.", "The ledger is unsigned: review it as policy."},
+	"bundle.verified":           {"The bundle verifies with zero rejections under a trusted key.", "Run bundle verify on it and fix what it rejects; pin the host key in the keyring."},
+	"bundle.key":                {"The signing key is trusted, not revoked, and in service when it signed.", "Sign with a key in service; give a trusted time-stamp (.tsr) to prove when it signed."},
+	"bundle.tier":               {"The host is of the required tier, bound to its origin.", "List the origin in evidence/host-tiers.json and bind it (keyring origin, git history or a live fetch)."},
+	"bundle.live":               {"The live discovery document matches the signed one.", "Deploy the build the bundle was minted from, or mint a new bundle."},
+	"bundle.companion":          {"Companion bundles agree with the main one.", "Re-mint the companion from the same run."},
+	"bundle.guard-closed":       {"The webhook egress guard was closed.", "Fix the guard and mint again."},
+	"bundle.profiles-certified": {"Every claimed profile is certified by the verified rows.", "Claim only profiles the rows certify."},
+	"bundle.relaxations-empty":  {"The bundle declares no relaxations.", "Remove the relaxations and mint again."},
+	"cut.witness":               {"The cut's witness bundles verify.", "Commit verified witness bundles for the cut."},
+	"cut.coexistence":           {"Versions of the cut coexist as the spec requires.", "See docs/gate.md for the coexistence rules."},
+	"cut.front-door":            {"The cut's front door documents are in place.", "See docs/gate.md for the front-door checks."},
+	"flips.new-bundle":          {"A bundle added by the change verifies.", "Fix or remove the added bundle."},
+	"flips.policy":              {"Policy files are not edited in the same change as a flip.", "Change policy files (keyring, tiers, TSA certificates, ledger) in a change of their own."},
+	"flips.regressions":         {"No committed bundle regresses.", "Keep the regressed rows passing, or explain the regression in review."},
+	"flips.status-unreadable":   {"Every RFC's Status can be read.", "Give the RFC exactly one Status row with a known value."},
+}
+
+// RuleMeta returns the rule metadata of a criterion kind: short (the
+// criterion's title), full description and help (ruleHelp, or a generic text
+// naming docs/gate.md for a kind it does not know).
+func RuleMeta(id, title string) Rule {
+	if title == "" {
+		title = id
+	}
+	h, ok := ruleHelp[id]
+	if !ok {
+		h = [2]string{"The gate criterion " + id + ": " + title + ".", "See docs/gate.md for what " + id + " checks and how to make it pass."}
+	}
+	return Rule{Short: title, Full: h[0], Help: h[1] + " (" + id + "; docs/gate.md)", HelpURI: gateDoc}
+}
+
+var semver = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+
+// sarifVersion is the tool version SARIF records: a semantic version as is
+// (and as semanticVersion), else the commit the binary was built from, else
+// 0.0.0-devel; never Go's "(devel)".
+func sarifVersion(v string) (version, semantic string) {
+	if m := semver.FindStringSubmatch(v); m != nil {
+		return v, m[1]
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				return s.Value, ""
+			}
+		}
+	}
+	if v != "" && !strings.ContainsAny(v, "() ") {
+		return v, ""
+	}
+	return "0.0.0-devel", "0.0.0-devel"
 }
 
 func sarifAt(file string, line int) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(file)}}}
-	if line > 0 {
-		loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+	if line < 1 {
+		// A finding about the whole file: code scanning shows a result only
+		// with a region (SARIF2017), so it is placed on the first line.
+		line = 1
 	}
+	loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
 	return loc
 }

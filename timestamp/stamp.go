@@ -79,7 +79,9 @@ type Stamped struct {
 // with client (nil: a client that gives up after DefaultTimeout and follows no
 // redirect). The reply must grant a token that passes Check against sig and
 // trust (a nil trust checks everything but the chain) and echo the request's
-// nonce; otherwise nothing is returned. Errors name the URL.
+// nonce; otherwise nothing is returned. Any 2xx answer is read as a reply
+// (Sigstore's timestamp-authority answers 201 Created); a redirect or an error
+// status is not. Errors name the URL.
 func Stamp(ctx context.Context, tsaURL string, sig []byte, trust *Trust, client *http.Client) (*Stamped, error) {
 	if err := CheckURL(tsaURL); err != nil {
 		return nil, err
@@ -108,8 +110,12 @@ func Stamp(ctx context.Context, tsaURL string, sig []byte, trust *Trust, client 
 		return nil, fmt.Errorf("TSA %s: %w", tsaURL, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("TSA %s answered HTTP %s; give the URL that answers time-stamp queries (a redirect is not followed)", tsaURL, resp.Status)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		hint := "give the URL that answers time-stamp queries"
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			hint += " (a redirect is not followed)"
+		}
+		return nil, fmt.Errorf("TSA %s answered HTTP %s; %s", tsaURL, resp.Status, hint)
 	}
 	reply, err := limitedfile.ReadAll(resp.Body, "the reply of TSA "+tsaURL, MaxReplySize)
 	if err != nil {

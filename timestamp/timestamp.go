@@ -20,9 +20,14 @@
 // Check reads a reply and decides, in this order, and stops at the first
 // problem (an *Error naming it):
 //
-//   - malformed: the reply is not a DER TimeStampResp granting one token, the
-//     token's CMS signature does not verify under the certificate that signed
-//     it, or it has other than one signer;
+//   - malformed: the reply is not a DER TimeStampResp granting one token
+//     (status granted or grantedWithMods), the token's CMS signature does not
+//     verify under the certificate that signed it, it has other than one
+//     signer, its TSTInfo is not version 1 (RFC 3161 §2.4.2), its accuracy is
+//     negative, out of range or too large to add to a time, or its signed
+//     attributes lack the ESS signing-certificate attribute naming the
+//     certificate that signed it (RFC 3161 §2.4.1, RFC 5816: what
+//     `openssl ts -verify` also requires);
 //   - imprint: the token does not stamp SHA-256 of this signature (a token of
 //     another signature, or another hash);
 //   - usage: the signer's certificate lacks the time-stamping extended key
@@ -155,9 +160,13 @@ func Check(reply, sig []byte, trust *Trust) (tok *Token, err error) {
 	if len(reply) == 0 {
 		return nil, fail(Malformed, "the time-stamp reply is empty")
 	}
-	ts, err := dts.ParseResponse(reply)
+	raw, err := grantedToken(reply)
 	if err != nil {
-		return nil, fail(Malformed, "not a granted RFC 3161 time-stamp reply: %v", err)
+		return nil, err
+	}
+	ts, err := dts.Parse(raw)
+	if err != nil {
+		return nil, fail(Malformed, "the time-stamp token cannot be parsed or its signature does not verify: %v", err)
 	}
 	p7, err := pkcs7.Parse(ts.RawToken)
 	if err != nil {
@@ -166,7 +175,11 @@ func Check(reply, sig []byte, trust *Trust) (tok *Token, err error) {
 	if n := len(p7.Signers); n != 1 {
 		return nil, fail(Malformed, "the time-stamp token has %d signers; a TSA signs its token once", n)
 	}
-	tok = &Token{Time: ts.Time.UTC(), Accuracy: ts.Accuracy, Nonce: ts.Nonce, Policy: ts.Policy.String()}
+	accuracy, err := checkTSTInfo(p7.Content)
+	if err != nil {
+		return nil, err
+	}
+	tok = &Token{Time: ts.Time.UTC(), Accuracy: accuracy, Nonce: ts.Nonce, Policy: ts.Policy.String()}
 	if ts.SerialNumber != nil {
 		tok.Serial = hex.EncodeToString(ts.SerialNumber.Bytes())
 	}
@@ -187,6 +200,9 @@ func Check(reply, sig []byte, trust *Trust) (tok *Token, err error) {
 		}
 	}
 	tok.TSA = signer.Subject.String()
+	if err := checkSigningCertificate(p7, signer); err != nil {
+		return nil, err
+	}
 	if err := checkImprint(ts, sig); err != nil {
 		return nil, err
 	}

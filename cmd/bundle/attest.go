@@ -29,6 +29,49 @@ type attestOptions struct {
 	file, keyRef, keyID  string
 	predicate, repo, at  string
 	allowCoherent, force bool
+	uri                  uriFlags
+}
+
+// uriFlags are the flags every attesting command shares: what the envelope's
+// keyid holds and what the VSA's repository paths are made absolute under.
+type uriFlags struct {
+	dsseKeyID, base string
+}
+
+func (u *uriFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&u.dsseKeyID, "dsse-keyid", string(attest.KeyIDFingerprint),
+		"what the envelope signature's keyid holds: `fingerprint|none|id` (fingerprint: the key's SHA256:… DSSE fingerprint, what slsa-verifier verify-vsa expects by default; id: --key-id)")
+	fl.StringVar(&u.base, "resource-uri-base", "",
+		"make the VSA's repository paths absolute under this `URI` (default: git+https://HOST/OWNER/REPO@COMMIT# from the repository's origin remote and HEAD; a file: URI when there is none)")
+}
+
+// mode checks --dsse-keyid.
+func (u *uriFlags) mode(name string) (attest.KeyIDMode, error) {
+	m, err := attest.ParseKeyIDMode(u.dsseKeyID)
+	if err != nil {
+		return "", usageErrorf("%s: --dsse-keyid %v", name, err)
+	}
+	return m, nil
+}
+
+// resolve returns the URI base for the repository at root: --resource-uri-base
+// when given, else git's. note is non-empty when it is a file: URI (the last
+// resort): the caller says so.
+func (u *uriFlags) resolve(name, root string) (base attest.URIBase, note string, err error) {
+	if u.base != "" {
+		b, err := attest.ParseURIBase(u.base)
+		if err != nil {
+			return attest.URIBase{}, "", usageErrorf("%s: --resource-uri-base %v", name, err)
+		}
+		return b, "", nil
+	}
+	b := attest.RepoURIBase(root)
+	if b.LastResort {
+		note = fmt.Sprintf("%s has no git origin remote and commit, so the attestation names its files by a file: URI of this machine (%s); pass --resource-uri-base to name them where readers can find them",
+			render.Inline(root), render.Inline(b.Prefix))
+	}
+	return b, note, nil
 }
 
 func newAttestCmd() *cobra.Command {
@@ -47,6 +90,7 @@ func newAttestCmd() *cobra.Command {
 	fl.BoolVar(&o.allowCoherent, "allow-coherent", false, "attest a COHERENT bundle too, as a VSA that records FAILED")
 	fl.StringVar(&o.repo, "repo", ".", "the repository `DIR` the bundle file is named relative to")
 	fl.StringVar(&o.at, "time", "", "record this RFC 3339 `TIME` as timeVerified (default $SOURCE_DATE_EPOCH, else now)")
+	o.uri.register(cmd)
 	return cmd
 }
 
@@ -65,6 +109,10 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 		return usageErrorf("attest: the subject names the bundle by its path in the repository, so the bundle must be a file, not - (standard input)")
 	}
 	if err := checkSigningFlags("attest", o.keyRef, o.keyID); err != nil {
+		return err
+	}
+	mode, err := o.uri.mode("attest")
+	if err != nil {
 		return err
 	}
 	if err := refuseExisting(o.force, o.file); err != nil {
@@ -95,8 +143,12 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 	if err != nil {
 		return inputError(fmt.Errorf("attest: %s: %w", file, err))
 	}
+	base, uriNote, err := o.uri.resolve("attest", o.repo)
+	if err != nil {
+		return err
+	}
 	a, err := attest.Bundle(attest.BundleRequest{
-		Options: attest.Options{Version: buildVersion().Version, Time: at},
+		Options: attest.Options{Version: buildVersion().Version, Time: at, URIBase: base},
 		Data:    data, Name: name, Verify: opts, Timestamps: ts, Predicate: predicate, AllowCoherent: o.allowCoherent,
 	})
 	var syn *bundle.SyntaxError
@@ -109,18 +161,29 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 	case err != nil:
 		return inputError(fmt.Errorf("attest: %w", err))
 	}
-	if err := writeEnvelope(cmd, "attest", o.file, a, signer, o.keyID, o.force); err != nil {
+	if err := writeEnvelope(cmd, "attest", o.file, a, signer, o.keyID, mode, o.force); err != nil {
 		return err
 	}
 	w := render.NewAttestationWritten(o.file, a, signer.Key(o.keyID))
 	out := reportWriter(cmd, o.file)
 	switch {
 	case !o.out.text():
+		if uriNote != "" {
+			w.Warnings = append(w.Warnings, uriNote)
+		}
 		return render.WriteJSON(out, w)
 	case o.out.quiet:
 		return render.WriteWarnings(cmd.ErrOrStderr(), w.Warnings)
 	}
-	return render.WriteAttestationWritten(out, cmd.ErrOrStderr(), "bundle attest", w)
+	if err := render.WriteAttestationWritten(out, cmd.ErrOrStderr(), "bundle attest", w); err != nil {
+		return err
+	}
+	if uriNote != "" {
+		// A note of the report, not a warning: the attestation is sound, its
+		// input's URI is only local.
+		fmt.Fprintf(out, "note:      %s\n", uriNote)
+	}
+	return nil
 }
 
 // checkSigningFlags: a signed attestation needs both a key and its id.
@@ -156,8 +219,8 @@ func attestTime(name, flag string) (time.Time, error) {
 
 // writeEnvelope signs the statement and writes the envelope atomically (or to
 // standard output for "-"): a failure leaves no file.
-func writeEnvelope(cmd *cobra.Command, name, out string, a *attest.Attestation, signer *keys.Signer, keyID string, force bool) error {
-	env, err := attest.Sign(a.Statement, signer, keyID)
+func writeEnvelope(cmd *cobra.Command, name, out string, a *attest.Attestation, signer *keys.Signer, keyID string, mode attest.KeyIDMode, force bool) error {
+	env, err := attest.SignWith(a.Statement, signer, keyID, mode)
 	if err != nil {
 		var se *attest.SignError
 		if errors.As(err, &se) {
@@ -175,6 +238,8 @@ type attestFlags struct {
 	out, keyRef, keyID string
 	force              bool
 	signer             *keys.Signer
+	uri                uriFlags
+	mode               attest.KeyIDMode
 }
 
 // commandName is the command's path without the root: "gate accepted".
@@ -188,6 +253,7 @@ func (a *attestFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&a.keyRef, "key", "", "the attestor's signing key for --attest: `PEM|env:NAME|KMS-URI|pkcs11:URI`")
 	fl.StringVar(&a.keyID, "key-id", "", "the attestor's key `ID` for --attest")
 	fl.BoolVar(&a.force, "force", false, "overwrite the --attest FILE if it exists")
+	a.uri.register(cmd)
 }
 
 // prepare checks the --attest flags (hasRFC: the gate decides an RFC) and loads
@@ -206,6 +272,11 @@ func (a *attestFlags) prepare(cmd *cobra.Command, hasRFC bool) error {
 	if err := checkSigningFlags(name+" --attest", a.keyRef, a.keyID); err != nil {
 		return err
 	}
+	mode, err := a.uri.mode(name + " --attest")
+	if err != nil {
+		return err
+	}
+	a.mode = mode
 	if err := refuseExisting(a.force, a.out); err != nil {
 		return err
 	}
@@ -231,6 +302,13 @@ func (a *attestFlags) write(cmd *cobra.Command, reps []*gate.Report, root, gateF
 	}
 	defer a.signer.Close() // a token key holds a session open
 	name := commandName(cmd)
+	base, uriNote, err := a.uri.resolve(name+" --attest", root)
+	if err != nil {
+		return err
+	}
+	if uriNote != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s --attest: note: %s\n", name, uriNote)
+	}
 	for _, rep := range reps {
 		out := a.out
 		if len(reps) > 1 && rep.RFC != nil {
@@ -246,7 +324,7 @@ func (a *attestFlags) write(cmd *cobra.Command, reps []*gate.Report, root, gateF
 			return err
 		}
 		att, err := attest.Gate(attest.GateRequest{
-			Options: attest.Options{Version: buildVersion().Version, Time: at},
+			Options: attest.Options{Version: buildVersion().Version, Time: at, URIBase: base},
 			Report:  rep, Root: root, GateFile: gateFile,
 		})
 		var blocked *attest.BlockedError
@@ -257,7 +335,7 @@ func (a *attestFlags) write(cmd *cobra.Command, reps []*gate.Report, root, gateF
 		case err != nil:
 			return inputError(fmt.Errorf("%s --attest: %w", name, err))
 		}
-		if err := writeEnvelope(cmd, name, out, att, a.signer, a.keyID, a.force); err != nil {
+		if err := writeEnvelope(cmd, name, out, att, a.signer, a.keyID, a.mode, a.force); err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "bundle: %s: wrote %s: a SLSA verification summary of %s, %s, signed by %s (%s)\n",

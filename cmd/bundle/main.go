@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 
 	"github.com/certcut/certcut/internal/panics"
+	"github.com/spf13/cobra"
 )
 
 func main() {
@@ -96,13 +98,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "bundle: %v\n", ee.err)
+			fmt.Fprintf(stderr, "bundle: %s\n", unprefixed(root, ee.err))
 		}
 		return ee.code
 	}
 	// Errors cobra raises itself (unknown command, bad arguments) are usage errors.
-	fmt.Fprintf(stderr, "bundle: %v\nRun 'bundle --help' for usage.\n", err)
+	fmt.Fprintf(stderr, "bundle: %s\nRun 'bundle --help' for usage.\n", unprefixed(root, err))
 	return exitUsage
+}
+
+// unprefixed is an error's message without a leading command path ("bundle
+// gate accepted: …" → "gate accepted: …"), which messages that name their
+// command with cmd.CommandPath() start with: every message is printed after
+// "bundle: " once. A message that starts "bundle FILE" is kept.
+func unprefixed(root *cobra.Command, err error) string {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, root.Name()+" ")
+	if !ok {
+		return msg
+	}
+	word, _, _ := strings.Cut(rest, " ")
+	word = strings.TrimSuffix(word, ":")
+	for _, c := range root.Commands() {
+		if c.Name() == word {
+			return rest
+		}
+	}
+	return msg
 }
 
 // testHook, set only by tests, is called at named points ("run", "verify-file",

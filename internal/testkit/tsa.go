@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/digitorus/pkcs7"
 	dts "github.com/digitorus/timestamp"
 )
 
@@ -241,7 +242,9 @@ func readCert(path string) (*x509.Certificate, error) {
 
 // VerifyWithOpenSSL cross-checks a reply with `openssl ts -verify`: that it
 // stamps the SHA-256 of sig and chains to the CA. It returns openssl's output.
-func (t *TSA) VerifyWithOpenSSL(reply, sig []byte) (string, error) {
+// Extra arguments go to openssl ts -verify (e.g. "-untrusted", certFile for a
+// token that carries no certificate).
+func (t *TSA) VerifyWithOpenSSL(reply, sig []byte, extra ...string) (string, error) {
 	dir, err := os.MkdirTemp(t.Dir, "verify")
 	if err != nil {
 		return "", err
@@ -254,9 +257,131 @@ func (t *TSA) VerifyWithOpenSSL(reply, sig []byte) (string, error) {
 	if err := os.WriteFile(data, sig, 0o600); err != nil {
 		return "", err
 	}
-	cmd := exec.Command("openssl", "ts", "-verify", "-in", in, "-data", data, "-CAfile", t.CACert)
+	cmd := exec.Command("openssl", append([]string{"ts", "-verify", "-in", in, "-data", data, "-CAfile", t.CACert}, extra...)...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// oidTSTInfo is id-ct-TSTInfo, the content type of a time-stamp token.
+const oidTSTInfo = "1.2.840.113549.1.9.16.1.4"
+
+// CMSToken signs content (a DER TSTInfo) as a time-stamp token with OpenSSL's
+// general CMS signer (`openssl cms -sign`) and the TSA's key and certificate,
+// and wraps it in a granted reply. Unlike `openssl ts -reply`, it adds no ESS
+// signing-certificate attribute and signs whatever TSTInfo it is given: the
+// defective tokens tests need.
+func (t *TSA) CMSToken(content []byte) ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in, out := filepath.Join(t.Dir, "tstinfo.der"), filepath.Join(t.Dir, "cms.der")
+	if err := os.WriteFile(in, content, 0o600); err != nil {
+		return nil, err
+	}
+	if err := t.openssl(nil, "cms", "-sign", "-binary", "-nodetach", "-outform", "DER", "-in", in, "-out", out,
+		"-econtent_type", oidTSTInfo, "-signer", t.Cert, "-inkey", filepath.Join(t.Dir, "tsa.key"), "-md", "sha256",
+		"-nosmimecap"); err != nil {
+		return nil, err
+	}
+	token, err := os.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	return WrapToken(token, 0)
+}
+
+// Twin is a second certificate for the TSA's key, issued by the same CA under
+// the same serial number with another subject ("<Name> twin"): the signer
+// identifier of a token cannot tell the two apart, only the token's ESS
+// signing-certificate attribute can.
+func (t *TSA) Twin() (string, error) {
+	twin := filepath.Join(t.Dir, "twin.pem")
+	if _, err := os.Stat(twin); err == nil {
+		return twin, nil
+	}
+	if err := t.openssl(nil, "req", "-new", "-key", "tsa.key", "-out", "twin.csr", "-subj", "/CN="+t.opts.Name+" twin"); err != nil {
+		return "", err
+	}
+	if err := t.openssl(nil, "x509", "-req", "-in", "twin.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "2",
+		"-days", "3650", "-out", "twin.pem", "-extfile", "ext.cnf", "-extensions", "tsa"); err != nil {
+		return "", err
+	}
+	cnf, err := os.ReadFile(filepath.Join(t.Dir, "ts.cnf"))
+	if err != nil {
+		return "", err
+	}
+	cnf = []byte(strings.Replace(string(cnf), "signer_cert = $dir/tsa.pem", "signer_cert = $dir/twin.pem", 1))
+	if err := os.WriteFile(filepath.Join(t.Dir, "twin.cnf"), cnf, 0o600); err != nil {
+		return "", err
+	}
+	return twin, nil
+}
+
+// TwinReply answers a query with `openssl ts -reply` signing as the Twin
+// certificate: a well-formed token whose ESS attribute names the twin.
+func (t *TSA) TwinReply(query []byte) ([]byte, error) {
+	if _, err := t.Twin(); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in, out := filepath.Join(t.Dir, "twin.tsq"), filepath.Join(t.Dir, "twin.tsr")
+	if err := os.WriteFile(in, query, 0o600); err != nil {
+		return nil, err
+	}
+	if err := t.openssl(nil, "ts", "-reply", "-config", filepath.Join(t.Dir, "twin.cnf"), "-queryfile", in, "-out", out); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(out)
+}
+
+// WrapToken wraps a DER time-stamp token in a TimeStampResp with the PKIStatus
+// status (0 granted, 1 grantedWithMods, 2 rejection, …); a nil token gives a
+// reply without one.
+func WrapToken(token []byte, status int) ([]byte, error) {
+	type statusInfo struct{ Status int }
+	if token == nil {
+		return asn1.Marshal(struct{ Status statusInfo }{statusInfo{status}})
+	}
+	return asn1.Marshal(struct {
+		Status statusInfo
+		Token  asn1.RawValue
+	}{statusInfo{status}, asn1.RawValue{FullBytes: token}})
+}
+
+// SignTSTInfo signs content (a DER TSTInfo, any fields the test wants) as a
+// time-stamp token carrying the TSA certificate, with an ESS
+// signing-certificate-v2 attribute naming essFor (nil: no such attribute), and
+// wraps it in a granted reply.
+func (s *Stamper) SignTSTInfo(content []byte, essFor *x509.Certificate) []byte {
+	sd, err := pkcs7.NewSignedData(content)
+	if err != nil {
+		panic(err)
+	}
+	sd.SetDigestAlgorithm(pkcs7.OIDDigestAlgorithmSHA256)
+	sd.SetContentType(asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 9, 16, 1, 4})
+	var cfg pkcs7.SignerInfoConfig
+	if essFor != nil {
+		sum := sha256.Sum256(essFor.Raw)
+		v2, err := asn1.Marshal(struct {
+			Certs []struct{ CertHash []byte }
+		}{[]struct{ CertHash []byte }{{sum[:]}}})
+		if err != nil {
+			panic(err)
+		}
+		cfg.ExtraSignedAttributes = []pkcs7.Attribute{{Type: asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 9, 16, 2, 47}, Value: asn1.RawValue{FullBytes: v2}}}
+	}
+	if err := sd.AddSigner(s.Cert, s.key, cfg); err != nil {
+		panic(err)
+	}
+	token, err := sd.Finish()
+	if err != nil {
+		panic(err)
+	}
+	reply, err := WrapToken(token, 0)
+	if err != nil {
+		panic(err)
+	}
+	return reply
 }
 
 // Stamper makes time-stamp replies in Go, at any time the test names, with the
