@@ -89,6 +89,9 @@ type Rejection struct {
 	// Pointer is the JSON pointer (RFC 6901) of the member a schema rejection is
 	// about ("" is the whole document); empty for the other kinds.
 	Pointer string `json:"pointer,omitempty"`
+	// MissingMember: a schema rejection saying the member at Pointer is
+	// required and absent. Not in the JSON form.
+	MissingMember bool `json:"-"`
 	// Omitted, when non-zero, says this rejection stands for that many more of its
 	// kind that are not listed (Verdict.OmittedRejections); it names no profile.
 	Omitted int `json:"omitted,omitempty"`

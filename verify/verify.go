@@ -265,7 +265,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	}
 	for _, p := range schemaProblems(root, problems) {
 		if c.keep(KindSchema) {
-			c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer})
+			c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer, MissingMember: p.Missing})
 		}
 	}
 	rows := b.Results.Requirements
