@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -28,9 +27,7 @@ type rulesDoc struct {
 func printRules(cmd *cobra.Command, f render.Format, rules []gate.Rule) error {
 	w := cmd.OutOrStdout()
 	if f == render.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rulesDoc{Rules: rules})
+		return render.WriteJSON(w, rulesDoc{Rules: rules})
 	}
 	var b strings.Builder
 	for i, r := range rules {
