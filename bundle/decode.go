@@ -11,6 +11,9 @@ import (
 type Problem struct {
 	Pointer string `json:"pointer"`
 	Message string `json:"message"`
+	// Missing: the member at Pointer is required and absent. Callers that
+	// must tell that problem apart read it, never Message. Not in the JSON form.
+	Missing bool `json:"-"`
 }
 
 func (p Problem) String() string { return p.Pointer + ": " + p.Message }
@@ -181,7 +184,7 @@ func article(k Kind) string {
 func (d *decoder) member(obj Value, ptr, name string, required bool) (Value, bool) {
 	v, ok := obj.Get(name)
 	if !ok && required {
-		d.add(ptr+"/"+name, "required member is missing")
+		d.problems = append(d.problems, Problem{Pointer: ptr + "/" + name, Message: "required member is missing", Missing: true})
 	}
 	return v, ok
 }

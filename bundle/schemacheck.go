@@ -108,6 +108,14 @@ func (c *schemaChecker) addAt(name, msg string) {
 	c.path = c.path[:len(c.path)-1]
 }
 
+// missingAt records that the required member name of the current value is
+// absent (Problem.Missing).
+func (c *schemaChecker) missingAt(name, msg string) {
+	c.path = append(c.path, pathToken{name: name, index: -1})
+	c.out = append(c.out, Problem{Pointer: c.pointer(), Message: msg, Missing: true})
+	c.path = c.path[:len(c.path)-1]
+}
+
 // items calls f for every item of the array v, with the item's index on the path.
 func (c *schemaChecker) items(v Value, f func(item Value)) {
 	for i, item := range v.Items() {
@@ -217,7 +225,7 @@ func (c *schemaChecker) object(v Value, props, required []string, each func(name
 	}
 	for _, r := range required {
 		if !v.Has(r) {
-			c.addAt(r, "required member is missing")
+			c.missingAt(r, "required member is missing")
 		}
 	}
 	for _, m := range v.Members() {
@@ -337,13 +345,13 @@ func (c *schemaChecker) root(v Value) {
 	// a number below 1 (absent and non-numbers included, as the schema's
 	// "properties" and "minimum" pass them), then detail is required.
 	if failsSomewhere(v) && !v.Has("detail") {
-		c.addAt("detail", "required member is missing (schema conditional /allOf/0/then/required)")
+		c.missingAt("detail", "required member is missing (schema conditional /allOf/0/then/required)")
 	}
 	// allOf/1: if claimedProfiles contains an item that passes
 	// {"properties": {"evidenceTier": {"const": "independent"}}} (or is not an
 	// array), then verifierSignature is required.
 	if claimsIndependent(v) && !v.Has("verifierSignature") {
-		c.addAt("verifierSignature", "required member is missing (schema conditional /allOf/1/then/required)")
+		c.missingAt("verifierSignature", "required member is missing (schema conditional /allOf/1/then/required)")
 	}
 }
 

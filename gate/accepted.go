@@ -89,16 +89,16 @@ func headerCriteria(x *rfc.RFC) []Criterion {
 		if line == 0 {
 			line = 1
 		}
-		out = append(out, Criterion{ID: CritRFCNumber, Title: "the RFC's number is the one its header states, and its file name and title agree", Status: Blocked,
-			Reason: x.NumberProblem, Location: &Location{File: x.File, Line: line}})
+		out = append(out, rule(CritRFCNumber).Criterion(Result{Status: Blocked,
+			Reason: x.NumberProblem, Location: &Location{File: x.File, Line: line}}))
 	}
 	if x.StatusProblem != "" {
 		line := x.StatusLine
 		if line == 0 {
 			line = 1
 		}
-		out = append(out, Criterion{ID: CritRFCStatus, Title: "the RFC has one Status row whose value is a known state", Status: Blocked,
-			Reason: x.StatusProblem, Location: &Location{File: x.File, Line: line}})
+		out = append(out, rule(CritRFCStatus).Criterion(Result{Status: Blocked,
+			Reason: x.StatusProblem, Location: &Location{File: x.File, Line: line}}))
 	}
 	return out
 }
@@ -213,7 +213,7 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		a := r.assessOf(e)
 		for _, ch := range a.checks {
 			ref := e.Ref()
-			rep.Criteria = append(rep.Criteria, Criterion{ID: ch.id, Title: ch.title, Status: ch.status, Reason: ch.reason, Bundle: &ref})
+			rep.Criteria = append(rep.Criteria, ch.criterion(ref))
 		}
 	}
 	for _, e := range r.Entries {
@@ -348,7 +348,7 @@ const ledgerUnsigned = "an unsigned file: the spec's corpus tooling writes it, n
 
 // corpusCriterion looks a (corpus) id up in the corpus ledger.
 func (r *Repo) corpusCriterion(q rfc.Requirement, rep *Report) Criterion {
-	c := Criterion{ID: CritCorpus, Title: "(corpus) id executed-pass in the corpus ledger", Requirement: q.ID}
+	c := rule(CritCorpus).Criterion(Result{Requirement: q.ID})
 	if r.Ledger == nil {
 		c.Status, c.Reason = Blocked, fmt.Sprintf("no corpus ledger at %s: a (corpus) row is witnessed only by it (spec §11)", r.LedgerFile)
 		return c
@@ -432,7 +432,7 @@ type candidate struct {
 // requirementCriterion decides one host-tier id and returns the bundles it relies
 // on.
 func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, declared map[string]bool, ix rowIndex) (Criterion, []*Entry) {
-	c := Criterion{ID: CritRequirement, Title: "witnessed executed-pass in a qualifying bundle", Requirement: q.ID}
+	c := rule(CritRequirement).Criterion(Result{Requirement: q.ID})
 	var cands []candidate
 	read := ix.read
 	refs := ix.rows[q.ID] // in entry order, then row order

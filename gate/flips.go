@@ -460,8 +460,8 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 			if after != nil && after.NumberField.Line > 0 {
 				line = after.NumberField.Line
 			}
-			f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritFlipsNumber, Title: "every RFC the change touches keeps the number its header states", Status: Blocked,
-				Reason: fmt.Sprintf("%s: %s", t.File, problem), Location: &Location{File: t.File, Line: line}})
+			f.changes.Criteria = append(f.changes.Criteria, rule(CritFlipsNumber).Criterion(Result{Status: Blocked,
+				Reason: fmt.Sprintf("%s: %s", t.File, problem), Location: &Location{File: t.File, Line: line}}))
 			rep.Transitions = append(rep.Transitions, t)
 			continue
 		}
@@ -481,8 +481,8 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 			if !headReadable[i] {
 				reason = fmt.Sprintf("%s is not a regular file at head (a symbolic link, a submodule, or larger than %d bytes), so its Status cannot be read", t.File, limitedfile.MaxBundle)
 			}
-			f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritStatusUnreadable, Title: "every RFC the change touches has a readable Status", Status: Blocked,
-				Reason: reason, Location: &Location{File: t.File, Line: t.Line}})
+			f.changes.Criteria = append(f.changes.Criteria, rule(CritStatusUnreadable).Criterion(Result{Status: Blocked,
+				Reason: reason, Location: &Location{File: t.File, Line: t.Line}}))
 		case c.DstPath == "":
 			t.Why = "the change deletes the RFC file; only a flip to Accepted is gated"
 		case t.To == string(rfc.StatusAccepted):
@@ -651,9 +651,9 @@ func (f *flipsRun) checkPolicy(changes []treeChange) {
 		f.rep.Notes = append(f.rep.Notes, "the change edits "+strings.Join(names, ", ")+"; it flips no RFC, so nothing here rests on that edit (review it like code)")
 		return
 	}
-	f.changes.Criteria = append(f.changes.Criteria, Criterion{ID: CritPolicy, Title: "the change edits no policy file the gate trusts while flipping an RFC", Status: Blocked,
+	f.changes.Criteria = append(f.changes.Criteria, rule(CritPolicy).Criterion(Result{Status: Blocked,
 		Reason:   fmt.Sprintf("the change edits %s and flips an RFC to Accepted: the verdict would rest on policy the change itself wrote. Pin keys and place hosts in a pull request of their own, reviewed, then flip", strings.Join(names, ", ")),
-		Findings: findings})
+		Findings: findings}))
 }
 
 // finish sets the status: the worst of the changes report and each Accepted
@@ -814,36 +814,37 @@ func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
 func bundleChangeCriterion(file string, before, after *Entry, requireTimestamp bool) Criterion {
 	loc := &Location{File: file}
 	if after == nil || after.Bundle == nil {
-		c := Criterion{ID: CritNewBundle, Title: "a bundle the change adds verifies with zero rejections under a trusted key", Status: Fail, Location: loc}
+		id := RuleID(CritNewBundle)
 		if before != nil && before.Bundle != nil {
-			c.ID, c.Title = CritRegressions, "no regression against the base version (bundle diff --regressions-only)"
+			id = CritRegressions
 		}
+		res := Result{Status: Fail, Location: loc}
 		switch {
 		case after == nil:
-			c.Reason = fmt.Sprintf("%s is not a regular file at head, or is larger than %d bytes: not a bundle", file, limitedfile.MaxBundle)
+			res.Reason = fmt.Sprintf("%s is not a regular file at head, or is larger than %d bytes: not a bundle", file, limitedfile.MaxBundle)
 		default:
-			c.Reason = fmt.Sprintf("%s is %s", file, errString(after.Err))
+			res.Reason = fmt.Sprintf("%s is %s", file, errString(after.Err))
 		}
-		return c
+		return rule(id).Criterion(res)
 	}
 	ref := after.Ref()
 	if before == nil || before.Bundle == nil {
 		ch := addedCheck(after, requireTimestamp)
-		return Criterion{ID: CritNewBundle, Title: "a bundle the change adds verifies with zero rejections under a trusted key", Status: ch.status, Reason: ch.reason, Bundle: &ref, Location: loc}
+		return rule(CritNewBundle).Criterion(Result{Status: ch.status, Reason: ch.reason, Bundle: &ref, Location: loc})
 	}
 	d := Diff(before, after)
-	c := Criterion{ID: CritRegressions, Title: "no regression against the base version (bundle diff --regressions-only)", Bundle: &ref, Location: loc}
+	res := Result{Bundle: &ref, Location: loc}
 	if len(d.Regressions) == 0 {
-		c.Status, c.Reason = Pass, fmt.Sprintf("no regression against %s (sha256 %s, %s → %s)", before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict)
-		return c
+		res.Status, res.Reason = Pass, fmt.Sprintf("no regression against %s (sha256 %s, %s → %s)", before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict)
+		return rule(CritRegressions).Criterion(res)
 	}
-	c.Status, c.Reason = Fail, fmt.Sprintf("%d regression(s) against %s (sha256 %s, %s → %s): %s", len(d.Regressions), before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict, firstN(d.Regressions, 2))
+	res.Status, res.Reason = Fail, fmt.Sprintf("%d regression(s) against %s (sha256 %s, %s → %s): %s", len(d.Regressions), before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict, firstN(d.Regressions, 2))
 	for i, r := range d.Regressions {
 		if i == flipsMaxFindings {
-			c.Findings = append(c.Findings, Finding{Message: fmt.Sprintf("… and %d more regression(s): bundle diff --regressions-only lists them all", len(d.Regressions)-i), Location: loc})
+			res.Findings = append(res.Findings, Finding{Message: fmt.Sprintf("… and %d more regression(s): bundle diff --regressions-only lists them all", len(d.Regressions)-i), Location: loc})
 			break
 		}
-		c.Findings = append(c.Findings, Finding{Message: "regression: " + r, Location: loc})
+		res.Findings = append(res.Findings, Finding{Message: "regression: " + r, Location: loc})
 	}
-	return c
+	return rule(CritRegressions).Criterion(res)
 }

@@ -199,8 +199,8 @@ func (f *flipsRun) payloadCopyCriterion(c treeChange, before, after *Entry) *Cri
 		return nil
 	}
 	crit := func(file, reason string) *Criterion {
-		return &Criterion{ID: CritPayloadCopy, Title: "the change repeats no committed signed payload (a payload binds one discovery.url)", Status: Fail,
-			Reason: reason, Location: &Location{File: file}}
+		c := rule(CritPayloadCopy).Criterion(Result{Status: Fail, Reason: reason, Location: &Location{File: file}})
+		return &c
 	}
 	b, a := signedOf(before), signedOf(after)
 	switch {

@@ -35,10 +35,23 @@ func IsCompanion(b *bundle.Bundle) bool {
 
 // check is one qualification check of one bundle.
 type check struct {
-	id     string
+	id RuleID
+	// title is the rule's title, or a parameterised form of it (host tier N).
 	title  string
 	status Status
 	reason string
+}
+
+// newCheck starts a check of the registered rule, under the rule's title.
+func newCheck(id RuleID) check { return check{id: id, title: rule(id).Title} }
+
+// criterion is the report line of a check on one bundle, made by its rule.
+func (c check) criterion(ref BundleRef) Criterion {
+	res := Result{Status: c.status, Reason: c.reason, Bundle: &ref}
+	if r := rule(c.id); c.title != r.Title {
+		res.Title = c.title
+	}
+	return rule(c.id).Criterion(res)
 }
 
 // assessment is whether one bundle may witness host-tier requirements.
@@ -140,7 +153,7 @@ func (a *assessment) settle(from *assessment) {
 func (r *Repo) assessNow(e *Entry) *assessment {
 	a := &assessment{entry: e}
 	if e.Bundle == nil {
-		a.checks = []check{{CritVerified, "verifies", Fail, "unreadable: " + errString(e.Err)}}
+		a.checks = []check{{id: CritVerified, title: "verifies", status: Fail, reason: "unreadable: " + errString(e.Err)}}
 		return a
 	}
 	b := e.Bundle
@@ -167,7 +180,7 @@ func errString(err error) string {
 }
 
 func verifiedCheck(e *Entry) check {
-	c := check{id: CritVerified, title: "verifies with zero rejections under a trusted key"}
+	c := newCheck(CritVerified)
 	v := e.Verdict
 	switch {
 	case v.Outcome == verify.Verified:
@@ -194,19 +207,14 @@ func verifiedCheck(e *Entry) check {
 // signing time (verify.KeyDates), which bundle.key judges.
 func keyDatesOnly(v *verify.Verdict) bool {
 	return v.Outcome == verify.Coherent && v.SignatureVerified && v.KeyDates != nil &&
-		len(v.Unverified) == 1 && v.Unverified[0] == v.KeyDates.Reason
+		len(v.Gaps) == 1 && v.HasOnlyGaps(verify.GapKeyDates)
 }
 
 func onlyIndependent(v *verify.Verdict) bool {
 	if v.RevokedVerifierKey != nil {
 		return false
 	}
-	for _, u := range v.Unverified {
-		if !strings.HasPrefix(u, "independent tier claimed") {
-			return false
-		}
-	}
-	return len(v.Unverified) > 0
+	return v.HasOnlyGaps(verify.GapIndependent)
 }
 
 func describeKey(v *verify.Verdict) string {
@@ -233,7 +241,7 @@ func (r *Repo) keyCheck(e *Entry) check { return keyCheckOf(e, r.RequireTimestam
 
 // keyCheckOf is bundle.key with requireTimestamp as --require-timestamp.
 func keyCheckOf(e *Entry, requireTimestamp bool) check {
-	c := check{id: CritKey, title: "signing key trusted, not revoked, in service when it signed"}
+	c := newCheck(CritKey)
 	v := e.Verdict
 	keyID := v.Summary.SignatureKeyID
 	st := v.SigningTime
@@ -275,7 +283,7 @@ func keyCheckOf(e *Entry, requireTimestamp bool) check {
 }
 
 func certifiedCheck(e *Entry) check {
-	c := check{id: CritCertified, title: "all claimed profiles certified"}
+	c := newCheck(CritCertified)
 	b, v := e.Bundle, e.Verdict
 	if len(b.ClaimedProfiles) == 0 {
 		c.status, c.reason = Fail, "the bundle claims no profile"
@@ -303,7 +311,7 @@ func certifiedCheck(e *Entry) check {
 }
 
 func relaxationsCheck(b *bundle.Bundle) check {
-	c := check{id: CritRelaxations, title: "relaxations empty"}
+	c := newCheck(CritRelaxations)
 	if len(b.Host.Relaxations) == 0 {
 		c.status, c.reason = Pass, "host.relaxations is absent or empty"
 		return c
@@ -317,7 +325,7 @@ func relaxationsCheck(b *bundle.Bundle) check {
 }
 
 func guardCheck(b *bundle.Bundle) check {
-	c := check{id: CritGuard, title: "webhook egress guard closed"}
+	c := newCheck(CritGuard)
 	for _, r := range b.Host.Relaxations {
 		if r.Obligation == profiles.EgressGuardObligation {
 			c.status, c.reason = Fail, "the bundle declares the relaxation "+profiles.EgressGuardObligation+" (the loopback lane): the guard was open"
@@ -514,7 +522,7 @@ func (r *Repo) keyringPin(e *Entry) keyPin {
 // signed under a key P's discovery document publishes for certification bundles
 // (verified through verify), and equivalent discovery documents.
 func (r *Repo) companionCheck(a *assessment) check {
-	c := check{id: CritCompanion, title: "colocated companion pairs with a qualifying served-host bundle"}
+	c := newCheck(CritCompanion)
 	comp := a.entry.Bundle
 	if r.Anchors == nil {
 		c.status, c.reason = Blocked, "no harness-trust-anchor list at "+r.AnchorsFile+": what a companion may witness cannot be decided"
@@ -719,7 +727,7 @@ type liveResult struct {
 // liveCheck compares the bundle's discovery.sha256 with the live document
 // (Deployed, not merged).
 func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
-	c := check{id: CritLive, title: "live /.well-known/openwop matches discovery.sha256"}
+	c := newCheck(CritLive)
 	b := e.Bundle
 	url := b.Discovery.URL
 	r.mu.Lock()

@@ -470,8 +470,7 @@ func SelfCheck(data []byte, hostKeys, verifierKeys keys.Set, reg *profiles.Regis
 // missingSignature reports whether r is the schema's complaint that signature or
 // verifierSignature is absent, which an intentionally unsigned bundle carries.
 func missingSignature(r verify.Rejection) bool {
-	return r.Kind == verify.KindSchema && (r.Pointer == "/signature" || r.Pointer == "/verifierSignature") &&
-		strings.Contains(r.Detail, "required member is missing")
+	return r.Kind == verify.KindSchema && r.MissingMember && (r.Pointer == "/signature" || r.Pointer == "/verifierSignature")
 }
 
 // Encode returns the bundle file: 2-space indented JSON in the reference member

@@ -149,8 +149,9 @@ type Rule struct {
 
 const gateDoc = "https://github.com/certcut/certcut/blob/main/docs/gate.md"
 
-// ruleHelp is the help of each criterion kind, by id: what it checks and what
-// to do when it does not pass. It is the one place rule metadata lives.
+// ruleHelp is the advice of a criterion kind, by id: what to do when it does
+// not pass (its second text; the first describes a kind no rule registers).
+// What a rule checks and where it comes from is the registry's (gate.Rules).
 var ruleHelp = map[string][2]string{
 	"rfc.acceptance":            {"The RFC's acceptance criteria name requirement ids the gate can judge.", "Give the RFC an acceptance section that names each requirement id it rests on."},
 	"rfc.register":              {"Requirement ids the RFC introduces are registered in the spec repository's register.", "Add the ids to the register file, or remove them from the RFC."},
@@ -174,18 +175,29 @@ var ruleHelp = map[string][2]string{
 	"flips.status-unreadable":   {"Every RFC's Status can be read.", "Give the RFC exactly one Status row with a known value."},
 }
 
-// RuleMeta returns the rule metadata of a criterion kind: short (the
-// criterion's title), full description and help (ruleHelp, or a generic text
-// naming docs/gate.md for a kind it does not know).
+// RuleMeta returns the SARIF metadata of a criterion kind, from the gate's
+// rule registry (gate.Rules): short description the rule's title (the
+// criterion's, for a parameterised one), full description the title and the
+// rule's source, help the advice of ruleHelp where it has one and the rule's
+// section of docs/gate.md, which helpUri points at. A kind no rule registers
+// gets a generic text naming docs/gate.md.
 func RuleMeta(id, title string) Rule {
 	if title == "" {
 		title = id
 	}
-	h, ok := ruleHelp[id]
-	if !ok {
-		h = [2]string{"The gate criterion " + id + ": " + title + ".", "See docs/gate.md for what " + id + " checks and how to make it pass."}
+	advice, ok := ruleHelp[id]
+	r, registered := gate.LookupRule(gate.RuleID(id))
+	if !registered {
+		if !ok {
+			advice = [2]string{"The gate criterion " + id + ": " + title + ".", "See docs/gate.md for what " + id + " checks and how to make it pass."}
+		}
+		return Rule{Short: title, Full: advice[0], Help: advice[1] + " (" + id + "; docs/gate.md)", HelpURI: gateDoc}
 	}
-	return Rule{Short: title, Full: h[0], Help: h[1] + " (" + id + "; docs/gate.md)", HelpURI: gateDoc}
+	help := "See docs/gate.md#" + r.Anchor + " for what " + id + " checks."
+	if ok {
+		help = advice[1] + " " + help
+	}
+	return Rule{Short: title, Full: r.Title + ". Source: " + r.Source + ".", Help: help, HelpURI: gateDoc + "#" + r.Anchor}
 }
 
 var semver = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)

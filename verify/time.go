@@ -109,7 +109,7 @@ func (c *checker) keyDates() {
 	kd := c.judgeKeyDates("key "+c.v.Summary.SignatureKeyID, retired, notBefore, c.hostToken, &c.v.SigningTime)
 	c.v.KeyDates = kd
 	if kd.Status != KeyInService {
-		c.v.Unverified = append(c.v.Unverified, kd.Reason)
+		c.gap(GapKeyDates, kd.Reason)
 	}
 }
 
@@ -138,7 +138,7 @@ func (c *checker) verifierKeyDates() {
 	switch {
 	case kd.Status == KeyInService:
 	case c.claimsIndep:
-		c.v.Unverified = append(c.v.Unverified, kd.Reason+"; the independent tier rests on this key's signature")
+		c.gap(GapVerifierKeyDates, kd.Reason+"; the independent tier rests on this key's signature")
 	default:
 		c.note("%s; no profile claims the independent tier, so the verifier signature carries nothing here", kd.Reason)
 	}

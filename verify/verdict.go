@@ -9,9 +9,10 @@ package verify
 
 import (
 	"encoding/json"
-	"github.com/certcut/certcut/declaration"
+	"slices"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/declaration"
 )
 
 // Kind names one rejection rule.
@@ -90,6 +91,9 @@ type Rejection struct {
 	// Pointer is the JSON pointer (RFC 6901) of the member a schema rejection is
 	// about ("" is the whole document); empty for the other kinds.
 	Pointer string `json:"pointer,omitempty"`
+	// MissingMember: a schema rejection saying the member at Pointer is
+	// required and absent. Not in the JSON form.
+	MissingMember bool `json:"-"`
 	// Omitted, when non-zero, says this rejection stands for that many more of its
 	// kind that are not listed (Verdict.OmittedRejections); it names no profile.
 	Omitted int `json:"omitted,omitempty"`
@@ -287,6 +291,10 @@ type Verdict struct {
 	OmittedRejections int `json:"omittedRejections"`
 	// Unverified lists, for a COHERENT bundle, why it is not VERIFIED.
 	Unverified []string `json:"notIndependentlyVerified"`
+	// Gaps is Unverified typed: one Gap per entry, in the same order, its
+	// Detail the entry's text. Callers that must tell the reasons apart read
+	// Kind, never the sentence. Not part of the JSON form (Unverified is).
+	Gaps []Gap `json:"-"`
 	// Notes are facts worth a reviewer's attention that do not change the verdict.
 	Notes []string `json:"notes"`
 
@@ -383,4 +391,46 @@ func (v *Verdict) Kinds() []Kind {
 		out[i] = r.Kind
 	}
 	return out
+}
+
+// GapKind says why a COHERENT verdict is not VERIFIED.
+type GapKind string
+
+const (
+	// GapHostKey: the host signature was not checked under a trusted key (none
+	// given or matched, or the key is revoked).
+	GapHostKey GapKind = "host-key"
+	// GapDerivability: certified profiles were not re-derived (no discovery
+	// document, a mismatch, no registry for the major).
+	GapDerivability GapKind = "derivability"
+	// GapIndependent: a profile claims the independent tier, and the verifier
+	// signature was not verified (absent, unchecked or revoked key).
+	GapIndependent GapKind = "independent"
+	// GapKeyDates: the host key was not in service at the signing time
+	// (Verdict.KeyDates says why).
+	GapKeyDates GapKind = "key-dates"
+	// GapVerifierKeyDates: the verifier key, on which a claimed independent
+	// tier rests, was not in service at its signing time
+	// (Verdict.VerifierKeyDates).
+	GapVerifierKeyDates GapKind = "verifier-key-dates"
+)
+
+// Gap is one reason a verdict is COHERENT rather than VERIFIED.
+type Gap struct {
+	Kind   GapKind `json:"kind"`
+	Detail string  `json:"detail"`
+}
+
+// HasOnlyGaps reports whether the verdict has at least one gap and every gap
+// is of one of the kinds.
+func (v *Verdict) HasOnlyGaps(kinds ...GapKind) bool {
+	if len(v.Gaps) == 0 {
+		return false
+	}
+	for _, g := range v.Gaps {
+		if !slices.Contains(kinds, g.Kind) {
+			return false
+		}
+	}
+	return true
 }

@@ -276,7 +276,7 @@ func (c *checker) run(problems []bundle.Problem) {
 	}
 	for _, p := range schemaProblems(root, problems) {
 		if c.keep(KindSchema) {
-			c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer})
+			c.v.Rejections = append(c.v.Rejections, Rejection{Kind: KindSchema, Detail: p.String(), Pointer: p.Pointer, MissingMember: p.Missing})
 		}
 	}
 	rows := b.Results.Requirements
@@ -788,7 +788,7 @@ func (c *checker) discoveryRules(reg *profiles.Registry) bool {
 	decidable := false
 	switch {
 	case doc == nil:
-		c.v.Unverified = append(c.v.Unverified, "derivability not checked: the bundle carries no discovery.document (bundles cut before suite 2.0.5), so discovery.sha256 cannot be re-derived either")
+		c.gap(GapDerivability, "derivability not checked: the bundle carries no discovery.document (bundles cut before suite 2.0.5), so discovery.sha256 cannot be re-derived either")
 	default:
 		digest, err := bundle.DiscoveryDigest(*doc)
 		c.v.DiscoveryRecomputed = digest
@@ -803,13 +803,13 @@ func (c *checker) discoveryRules(reg *profiles.Registry) bool {
 		}
 		switch {
 		case !c.docDigestOK:
-			c.v.Unverified = append(c.v.Unverified, "derivability not checked: the discovery document does not match discovery.sha256")
+			c.gap(GapDerivability, "derivability not checked: the discovery document does not match discovery.sha256")
 		case b.Suite.TargetMajor == 1:
-			c.v.Unverified = append(c.v.Unverified, "derivability not checked: major-1 profiles derive from the v1 profile catalog, which certcut does not ship")
+			c.gap(GapDerivability, "derivability not checked: major-1 profiles derive from the v1 profile catalog, which certcut does not ship")
 		case b.Suite.TargetMajor != 2:
-			c.v.Unverified = append(c.v.Unverified, fmt.Sprintf("derivability not checked: suite.targetMajor %d has no profile registry", b.Suite.TargetMajor))
+			c.gap(GapDerivability, fmt.Sprintf("derivability not checked: suite.targetMajor %d has no profile registry", b.Suite.TargetMajor))
 		case reg == nil:
-			c.v.Unverified = append(c.v.Unverified, "derivability not checked: no v2 profile registry was given")
+			c.gap(GapDerivability, "derivability not checked: no v2 profile registry was given")
 		default:
 			decidable = true
 		}
@@ -991,7 +991,7 @@ func (c *checker) conclude() {
 	v := c.v
 	if len(v.Rejections) > 0 {
 		v.Outcome = Rejected
-		v.Unverified = []string{}
+		v.Unverified, v.Gaps = []string{}, nil
 		return
 	}
 	if !c.signatureChecked {
@@ -1002,20 +1002,28 @@ func (c *checker) conclude() {
 		if r := v.RevokedKey; r != nil {
 			reason = fmt.Sprintf("host signature not checked: key %s (%s) is revoked in keyring %s since %s (%s); a revoked key never verifies", r.KeyID, r.Fingerprint, r.Keyring, r.RevokedAt, r.Reason)
 		}
-		v.Unverified = append([]string{reason + "; self-published, not trusted: " + v.SelfPublished.Detail}, v.Unverified...)
+		reason += "; self-published, not trusted: " + v.SelfPublished.Detail
+		v.Unverified = append([]string{reason}, v.Unverified...)
+		v.Gaps = append([]Gap{{Kind: GapHostKey, Detail: reason}}, v.Gaps...)
 	}
 	if c.claimsIndep && !v.VerifierSignatureVerified {
 		reason := "independent tier claimed, but the verifier signature was not verified"
 		if r := v.RevokedVerifierKey; r != nil {
 			reason = fmt.Sprintf("independent tier claimed, but verifier key %s (%s) is revoked in keyring %s since %s (%s); a revoked key never verifies", r.KeyID, r.Fingerprint, r.Keyring, r.RevokedAt, r.Reason)
 		}
-		v.Unverified = append(v.Unverified, reason)
+		c.gap(GapIndependent, reason)
 	}
 	if len(v.Unverified) > 0 {
 		v.Outcome = Coherent
 	} else {
 		v.Outcome = Verified
 	}
+}
+
+// gap records one reason the verdict is not VERIFIED, typed and as text.
+func (c *checker) gap(kind GapKind, detail string) {
+	c.v.Unverified = append(c.v.Unverified, detail)
+	c.v.Gaps = append(c.v.Gaps, Gap{Kind: kind, Detail: detail})
 }
 
 func keyUse(k keys.PublicKey, match string) *KeyUse {

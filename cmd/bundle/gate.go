@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -94,8 +93,8 @@ func (r *repoFlags) open(cfg gate.Config) (*gate.Repo, error) {
 }
 
 func newGateCmd() *cobra.Command {
-	return group("gate", "gate", "Decide governance gates over committed bundles: accepted, audit, cut, flips",
-		newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd())
+	return group("gate", "gate", "Decide governance gates over committed bundles: accepted, audit, cut, flips; list their rules",
+		newGateAcceptedCmd(), newGateAuditCmd(), newGateCutCmd(), newGateFlipsCmd(), newGateRulesCmd())
 }
 
 // gateOutput registers --format text|json|github|sarif|junit and --quiet.
@@ -197,7 +196,7 @@ func runGateAccepted(cmd *cobra.Command, o *gateAcceptedOptions) error {
 	}
 	var reps []*gate.Report
 	for _, req := range reqs {
-		reps = append(reps, r.Accepted(context.Background(), req))
+		reps = append(reps, r.Accepted(cmd.Context(), req))
 	}
 	if err := render.WriteGate(cmd.OutOrStdout(), reps, o.out.gateOptions(cmd)); err != nil {
 		return err
@@ -259,7 +258,7 @@ func newGateAuditCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			audit, err := r.Audit(context.Background(), args[0])
+			audit, err := r.Audit(cmd.Context(), args[0])
 			if err != nil {
 				return inputError(err)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 
@@ -47,7 +46,7 @@ func runGateFlips(cmd *cobra.Command, o *gateFlipsOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := gate.Flips(context.Background(), cfg, gate.FlipsRequest{Base: o.base, Head: o.head})
+	rep, err := gate.Flips(cmd.Context(), cfg, gate.FlipsRequest{Base: o.base, Head: o.head})
 	var inErr *gate.InputError
 	switch {
 	case errors.As(err, &inErr):

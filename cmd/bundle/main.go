@@ -4,13 +4,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/certcut/certcut/internal/panics"
 	"github.com/spf13/cobra"
@@ -25,17 +28,23 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(384 << 20)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// An interrupt (Ctrl-C) or SIGTERM cancels the command's context: git
+	// subprocesses, fetches and KMS calls that take it stop, and the run exits
+	// 130; a second signal kills the process as Go's default does.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // Exit codes shared by every command (docs/exit-codes.md). Commands with a verdict
 // (verify, gate) use 0, 1 and 2 for it.
 const (
 	exitOK         = 0
-	exitInput      = 3  // an input could not be read: missing file, not JSON, bad key file
-	exitUsage      = 4  // the command line is wrong: unknown flag, missing argument
-	exitInternal   = 70 // a defect in certcut (a panic): EX_SOFTWARE, never a verdict
-	exitInterrupts = 130
+	exitInput      = 3   // an input could not be read: missing file, not JSON, bad key file
+	exitUsage      = 4   // the command line is wrong: unknown flag, missing argument
+	exitInternal   = 70  // a defect in certcut (a panic): EX_SOFTWARE, never a verdict
+	exitInterrupts = 130 // interrupted (SIGINT, SIGTERM): 128 + SIGINT, as shells report it
 )
 
 // envStack, set to 1, makes an internal error print the stack of the panic.
@@ -68,7 +77,15 @@ func inputError(err error) error { return &exitError{code: exitInput, err: err} 
 // panics) — is an internal error: one line naming the panic value (with the
 // stack when CERTCUT_STACK=1) and exit 70, never the runtime's exit 2, which
 // scripts would read as COHERENT.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run under ctx, which main cancels on an interrupt. A run whose
+// context was cancelled exits 130 (exitInterrupts) whatever the command
+// returned: what it printed may rest on cancelled subprocesses or fetches, so
+// it is no verdict.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		r := recover()
 		if r == nil {
@@ -87,7 +104,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	hook("run")
 	root := newRootCmdFor(args, stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "bundle: interrupted (%v): no verdict\n", context.Cause(ctx))
+		return exitInterrupts
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -53,7 +53,7 @@ func collect(err *jsonschema.ValidationError, out *[]bundle.Problem) {
 	switch k := err.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			*out = append(*out, bundle.Problem{Pointer: ptr + "/" + escape(m), Message: "required member is missing" + suffix})
+			*out = append(*out, bundle.Problem{Pointer: ptr + "/" + escape(m), Message: "required member is missing" + suffix, Missing: true})
 		}
 	case *kind.AdditionalProperties:
 		for _, m := range k.Properties {

@@ -141,7 +141,7 @@ func TestProblems(t *testing.T) {
 			return set(t, r, "results/requirements/0/id", `"openwop.gap.0197.1"`)
 		}, []bundle.Problem{{Pointer: "/results/requirements/0/id", Message: "does not match"}}},
 		{"signature removed", func(t *testing.T, r bundle.Value) bundle.Value { return del(t, r, "signature") },
-			[]bundle.Problem{{Pointer: "/signature", Message: "required member is missing"}}},
+			[]bundle.Problem{{Pointer: "/signature", Message: "required member is missing", Missing: true}}},
 		{"signature too short", func(t *testing.T, r bundle.Value) bundle.Value { return set(t, r, "signature/sig", `"AAAA"`) },
 			[]bundle.Problem{{Pointer: "/signature/sig", Message: `"AAAA" does not match the pattern ^[A-Za-z0-9_-]{86}$`}}},
 		{"signature.over reordered", func(t *testing.T, r bundle.Value) bundle.Value {
@@ -153,10 +153,10 @@ func TestProblems(t *testing.T) {
 			[]bundle.Problem{{Pointer: "/bundleVersion", Message: `must be exactly "3"`}}},
 		{"independent without verifier signature", func(t *testing.T, r bundle.Value) bundle.Value {
 			return set(t, r, "claimedProfiles/0/evidenceTier", `"independent"`)
-		}, []bundle.Problem{{Pointer: "/verifierSignature", Message: "required member is missing (schema conditional /allOf/1/then/required)"}}},
+		}, []bundle.Problem{{Pointer: "/verifierSignature", Message: "required member is missing (schema conditional /allOf/1/then/required)", Missing: true}}},
 		{"skipped without detail", func(t *testing.T, r bundle.Value) bundle.Value {
 			return del(t, set(t, r, "results/totals/skipped", `1`), "detail")
-		}, []bundle.Problem{{Pointer: "/detail", Message: "required member is missing (schema conditional /allOf/0/then/required)"}}},
+		}, []bundle.Problem{{Pointer: "/detail", Message: "required member is missing (schema conditional /allOf/0/then/required)", Missing: true}}},
 		{"verifier signature with over", func(t *testing.T, r bundle.Value) bundle.Value {
 			sig, _ := r.Get("signature")
 			return setAt(t, r, "verifierSignature", &sig)
