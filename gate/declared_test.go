@@ -2,7 +2,6 @@ package gate_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,24 +26,7 @@ func specSnapshot(t *testing.T) (string, verify.Options) {
 	if _, err := os.Stat(filepath.Join(src, "spec", "v2", "declaration.json")); err != nil {
 		t.Skipf("SKIPPED: the OpenWOP spec snapshot is not at %s (clone the workspace with ../shared beside the project)", src)
 	}
-	dir := filepath.Join(t.TempDir(), "spec")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.CopyTree(t, src, "spec")
 	ring := keys.NewKeyring()
 	for _, p := range []struct {
 		file, name string

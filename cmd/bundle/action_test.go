@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,24 +249,7 @@ func readOutputs(t *testing.T, file string) map[string]any {
 func corpusRepo(t *testing.T) (string, string) {
 	t.Helper()
 	corpus := testkit.CorpusDir(t)
-	dir := filepath.Join(t.TempDir(), "spec")
-	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(corpus, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.CopyTree(t, corpus, "spec")
 	git := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", args...)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,24 +19,7 @@ func declaredSnapshot(t *testing.T) (dir, ring string) {
 	if _, err := os.Stat(filepath.Join(src, "spec", "v2", "declaration.json")); err != nil {
 		t.Skipf("SKIPPED: the OpenWOP spec snapshot is not at %s", src)
 	}
-	dir = filepath.Join(t.TempDir(), "spec")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir = testkit.CopyTree(t, src, "spec")
 	ring = filepath.Join(dir, "keyring.json")
 	bundles := filepath.Join(dir, "evidence", "v2-host-bundles")
 	for _, args := range [][]string{
