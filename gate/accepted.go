@@ -128,7 +128,7 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 		}
 		rep.Criteria = append(rep.Criteria, acceptanceCriterion(x), updatedCriterion(x), registerCriterion(x),
 			falsifiabilitySectionCriterion(x), parentChildCriterion(x, tree, treeErr), vocabularyCriterion(x, rfcsDir))
-		rep.Criteria = append(rep.Criteria, req.governance(x)...)
+		rep.Criteria = append(rep.Criteria, req.governance(x, tree)...)
 		reqs = append(reqs, x.Requirements...)
 		// Rows of ### subsections inside the Falsifiability section, which the
 		// reference predicate reads as part of it.

@@ -92,12 +92,12 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		}
 	}
 	sort.Strings(files)
-	gov := loadGovernance(dir)
 	// Every RFC is read once, for the rules that look across RFCs too.
 	tree, err := rfc.LoadTree(dir)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	gov := newGovernance(dir, tree.RFCs, nil)
 	out.Vocabulary = []AuditCriterion{}
 	for _, x := range tree.RFCs {
 		if x.Status == rfc.StatusActive && x.StatusProblem == "" && x.CheckVocabulary("").InScope {

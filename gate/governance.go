@@ -41,12 +41,7 @@ type governance struct {
 // loadGovernance reads the RFCs of rfcsDir and the spec/v2 banners and waiver
 // register of the repository rfcsDir lies in (its parent directory).
 func loadGovernance(rfcsDir string) *governance {
-	rfcsDir = filepath.Clean(rfcsDir)
-	g := &governance{rfcsDir: rfcsDir, root: filepath.Dir(rfcsDir), byNumber: map[string][]*rfc.RFC{}, waived: map[string]int{}}
 	names, err := os.ReadDir(rfcsDir)
-	if err != nil {
-		g.rfcsErr = err
-	}
 	var files []string
 	for _, n := range names {
 		if !n.IsDir() && rfcFileRE.MatchString(n.Name()) {
@@ -54,22 +49,33 @@ func loadGovernance(rfcsDir string) *governance {
 		}
 	}
 	sort.Strings(files)
+	var rfcs []*rfc.RFC
 	for _, f := range files {
-		path := filepath.Join(rfcsDir, f)
-		data, err := limitedfile.Read(path, limitedfile.MaxPolicy)
-		if err != nil {
-			g.rfcsErr = errors.Join(g.rfcsErr, err)
+		x, rerr := rfc.ReadFile(filepath.Join(rfcsDir, f))
+		if rerr != nil {
+			err = errors.Join(err, rerr)
 			continue
 		}
-		x := rfc.Parse(path, string(data))
+		rfcs = append(rfcs, x)
+	}
+	return newGovernance(rfcsDir, rfcs, err)
+}
+
+// newGovernance indexes RFCs already read from rfcsDir (rfcsErr: why some
+// could not be) and reads the spec/v2 banners and the waiver register of the
+// repository rfcsDir lies in.
+func newGovernance(rfcsDir string, rfcs []*rfc.RFC, rfcsErr error) *governance {
+	rfcsDir = filepath.Clean(rfcsDir)
+	g := &governance{rfcsDir: rfcsDir, root: filepath.Dir(rfcsDir), byNumber: map[string][]*rfc.RFC{}, waived: map[string]int{}, rfcsErr: rfcsErr}
+	for _, x := range rfcs {
 		g.rfcs = append(g.rfcs, x)
 		g.byNumber[x.Number] = append(g.byNumber[x.Number], x)
-		if l := rfc.WaivedLine(string(data)); l > 0 {
-			g.waived[path] = l
+		if x.WaivedLine > 0 {
+			g.waived[x.File] = x.WaivedLine
 		}
 	}
 	specDir := filepath.Join(g.root, "spec", "v2")
-	err = filepath.WalkDir(specDir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(specDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -93,11 +99,6 @@ func loadGovernance(rfcsDir string) *governance {
 	return g
 }
 
-// governanceFor is the governance of the repository an RFC file lies in.
-func governanceFor(x *rfc.RFC) *governance {
-	return loadGovernance(filepath.Dir(x.File))
-}
-
 // statusOf is the Status of the RFC numbered n: the RFC, or why it cannot be
 // told (absent, two files, an unreadable Status).
 func (g *governance) lookup(n string) (*rfc.RFC, string) {
@@ -119,22 +120,6 @@ func (g *governance) lookup(n string) (*rfc.RFC, string) {
 		return nil, fmt.Sprintf("RFC %s's Status cannot be read: %s", n, xs[0].StatusProblem)
 	}
 	return xs[0], ""
-}
-
-// waivedLine is the line of x's text that says its comment window was waived,
-// 0 when it does not; x is read again from disk when it is not one of the
-// loaded files.
-func (g *governance) waivedLine(x *rfc.RFC) (int, error) {
-	for _, y := range g.rfcs {
-		if y.File == x.File {
-			return g.waived[x.File], nil
-		}
-	}
-	data, err := limitedfile.Read(x.File, limitedfile.MaxPolicy)
-	if err != nil {
-		return 0, err
-	}
-	return rfc.WaivedLine(string(data)), nil
 }
 
 // baseline is docs/witness-baseline.json's ratchets (RFC 0166 §C): a count
@@ -188,10 +173,15 @@ func repositoryReport(g *governance, settings Settings) *Report {
 
 // governance is the criteria of the governance rules for the RFC gated: its
 // supersessions and its waiver register row.
-func (req AcceptedRequest) governance(x *rfc.RFC) []Criterion {
+// The RFCs come from tree when it was read whole, else from disk again.
+func (req AcceptedRequest) governance(x *rfc.RFC, tree *rfc.Tree) []Criterion {
 	g := req.gov
-	if g == nil {
-		g = governanceFor(x)
+	switch {
+	case g != nil:
+	case tree != nil:
+		g = newGovernance(tree.Dir, tree.RFCs, nil)
+	default:
+		g = loadGovernance(filepath.Dir(x.File))
 	}
 	return []Criterion{supersessionCriterion(g, x), waiverCriterion(g, x)}
 }

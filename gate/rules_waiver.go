@@ -58,10 +58,7 @@ func lastRows(rows []rfc.WaiverRow) map[string]rfc.WaiverRow {
 // waiverCriterion checks one RFC against the register.
 func waiverCriterion(g *governance, x *rfc.RFC) Criterion {
 	r := rule(CritWaiverRegister)
-	waived, err := g.waivedLine(x)
-	if err != nil {
-		return r.Criterion(Result{Status: Blocked, Reason: fmt.Sprintf("the RFC's text cannot be read again: %v", err), Location: &Location{File: x.File, Line: 1}})
-	}
+	waived := x.WaivedLine
 	reg := &Location{File: g.waiverPath, Line: 1}
 	if g.waiverErr != nil {
 		if waived == 0 {

@@ -58,7 +58,10 @@ type RFC struct {
 	Status        Status `json:"status"`
 	StatusProblem string `json:"statusProblem,omitempty"`
 	StatusLine    int    `json:"statusLine"`
-	StatusField   Field  `json:"statusField"`
+	// WaivedLine is the line on which the text says its comment window was
+	// waived (WaivedLine), 0 when it never does.
+	WaivedLine  int   `json:"-"`
+	StatusField Field `json:"statusField"`
 	// Updated is the header's Updated cell.
 	Updated     string `json:"updated"`
 	UpdatedLine int    `json:"updatedLine"`
@@ -154,7 +157,7 @@ func ReadFile(path string) (*RFC, error) {
 // and the predicate reports it.
 func Parse(file, text string) *RFC {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	r := &RFC{File: file, Acceptance: []AcceptanceItem{}, Requirements: []Requirement{}, NotRequired: []Requirement{}, Header: []HeaderField{}}
+	r := &RFC{File: file, Acceptance: []AcceptanceItem{}, Requirements: []Requirement{}, NotRequired: []Requirement{}, Header: []HeaderField{}, WaivedLine: WaivedLine(text)}
 	for _, l := range lines {
 		if m := titleRE().FindStringSubmatch(l); m != nil {
 			r.Title, r.titleNumber = strings.TrimSpace(m[2]), m[1]
