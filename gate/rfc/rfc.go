@@ -568,8 +568,9 @@ type RegisterRow struct {
 	// ID is the row's local id (G3); "" for a line that is not a gap row.
 	ID string `json:"id,omitempty"`
 	// Token is the disposition at the head of the Resolution Path cell (the
-	// fifth, or the last when there are fewer): open, closed, transferred,
-	// carried or externally-gated, lower-cased; "" when the cell starts with
+	// fifth, or the last when there are fewer), read as the register rules read
+	// it (resolutionRow): open, closed, transferred, carried, externally-gated,
+	// or a risk token out of place, lower-cased; "" when the cell starts with
 	// none. Arg is its :argument (carried:openwop.gap.0167.3).
 	Token string `json:"token,omitempty"`
 	Arg   string `json:"arg,omitempty"`
@@ -594,12 +595,8 @@ func ReadRegister(rfcFile, number string) (Register, error) {
 	}
 	for i, l := range strings.Split(string(data), "\n") {
 		row := RegisterRow{Line: i + 1, Text: clip(l)}
-		if m := gapRowRE().FindStringSubmatch(l); m != nil {
-			cells := splitRow(l)
-			row.ID = m[1]
-			if t := dispositionRE().FindStringSubmatch(cells[min(4, len(cells)-1)]); t != nil {
-				row.Token, row.Arg = strings.ToLower(t[1]), t[2]
-			}
+		if rr, ok := resolutionRow(KindGaps, l, i+1); ok {
+			row = rr.RegisterRow
 			reg.Rows = append(reg.Rows, row)
 		}
 		if openGapRE().MatchString(l) {
@@ -610,6 +607,5 @@ func ReadRegister(rfcFile, number string) (Register, error) {
 }
 
 var (
-	gapRowRE      = lazyRegexp(`^\|\s*(?:\*\*)?(G\d+)(?:\*\*)?\s*\|`)
-	dispositionRE = lazyRegexp("(?i)^\\s*(?:\\*\\*|`)*(open|closed|transferred|carried|externally-gated)(?::([^\\s*|`]+))?(?:\\*\\*|`)*(?:\\s|$|—|-|\\.|,|;|:)")
+	gapRowRE = lazyRegexp(`^\|\s*(?:\*\*)?(G\d+)(?:\*\*)?\s*\|`)
 )
