@@ -136,7 +136,7 @@ func gateNotes(rep *gate.Report, root string) map[string]any {
 	for _, c := range rep.Criteria {
 		counts[c.Status]++
 		if c.Status == gate.Fail && len(failed) < MaxFailedCriteria {
-			line := c.ID
+			line := string(c.ID)
 			if c.Requirement != "" {
 				line += " " + c.Requirement
 			}

@@ -138,11 +138,11 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 				}
 			}
 			if c.Status != Pass {
-				what := c.ID
+				what := string(c.ID)
 				if c.Requirement != "" {
 					what = c.Requirement
 				} else if c.Bundle != nil {
-					what = c.ID + " " + filepath.Base(c.Bundle.File)
+					what = string(c.ID) + " " + filepath.Base(c.Bundle.File)
 				}
 				row.Missing = append(row.Missing, fmt.Sprintf("%s %s", c.Status, what))
 			}

@@ -13,8 +13,8 @@ func anchorStatus(t *testing.T, r *gate.Repo) map[string]gate.Criterion {
 	t.Helper()
 	out := map[string]gate.Criterion{}
 	for _, c := range r.Declared().Criteria {
-		if strings.HasPrefix(c.ID, "spec.anchors.") {
-			out[c.ID] = c
+		if strings.HasPrefix(string(c.ID), "spec.anchors.") {
+			out[string(c.ID)] = c
 		}
 	}
 	return out

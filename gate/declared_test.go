@@ -60,7 +60,7 @@ func openSnapshot(t *testing.T, dir string, opts verify.Options, cfg gate.Config
 func criteriaOf(rep *gate.Report, id string) []gate.Criterion {
 	var out []gate.Criterion
 	for _, c := range rep.Criteria {
-		if c.ID == id {
+		if string(c.ID) == id {
 			out = append(out, c)
 		}
 	}

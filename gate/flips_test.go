@@ -100,7 +100,7 @@ func transitions(rep *gate.FlipsReport) map[string]gate.Transition {
 
 func criterion(rep *gate.Report, id string) (gate.Criterion, bool) {
 	for _, c := range rep.Criteria {
-		if c.ID == id {
+		if string(c.ID) == id {
 			return c, true
 		}
 	}

@@ -20,9 +20,9 @@ func TestMain(m *testing.M) {
 	unregistered := map[string]bool{}
 	finishHook = func(r *Report) {
 		for _, c := range r.Criteria {
-			if _, ok := LookupRule(RuleID(c.ID)); !ok {
+			if _, ok := LookupRule(c.ID); !ok {
 				mu.Lock()
-				unregistered[c.ID] = true
+				unregistered[string(c.ID)] = true
 				mu.Unlock()
 			}
 		}
@@ -50,8 +50,8 @@ func TestFinishHookSeesUnregistered(t *testing.T) {
 	var seen []string
 	finishHook = func(r *Report) {
 		for _, c := range r.Criteria {
-			if _, ok := LookupRule(RuleID(c.ID)); !ok {
-				seen = append(seen, c.ID)
+			if _, ok := LookupRule(c.ID); !ok {
+				seen = append(seen, string(c.ID))
 			}
 		}
 	}

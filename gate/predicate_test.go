@@ -82,7 +82,7 @@ func criterionOf(t *testing.T, repo *gate.Repo, path, id string) gate.Criterion 
 	}
 	rep := repo.Accepted(context.Background(), gate.AcceptedRequest{RFC: x})
 	for _, c := range rep.Criteria {
-		if c.ID == id {
+		if string(c.ID) == id {
 			return c
 		}
 	}
@@ -392,7 +392,7 @@ func TestSnapshotNeverPassesWhatUpstreamFails(t *testing.T) {
 		}
 		found := false
 		for _, c := range row.Report.Criteria {
-			if (c.ID == what || c.Requirement == what) && c.Status == gate.Fail {
+			if (string(c.ID) == what || c.Requirement == what) && c.Status == gate.Fail {
 				found = true
 			}
 		}

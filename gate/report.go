@@ -117,7 +117,7 @@ type Settings struct {
 // Criterion is one line of the predicate.
 type Criterion struct {
 	// ID is the criterion kind (rfc.acceptance, requirement, bundle.tier, …).
-	ID    string `json:"id"`
+	ID    RuleID `json:"id"`
 	Title string `json:"title"`
 	// Gate groups cut-gate checks (Witness, Coexistence, Front door).
 	Gate   string `json:"gate,omitempty"`

@@ -65,7 +65,7 @@ func (r Rule) Criterion(res Result) Criterion {
 		title = res.Title
 	}
 	st := res.Status
-	c := Criterion{ID: string(r.ID), Title: title, Gate: r.Group, Status: st, Reason: res.Reason,
+	c := Criterion{ID: r.ID, Title: title, Gate: r.Group, Status: st, Reason: res.Reason,
 		Requirement: res.Requirement, Bundle: res.Bundle, Location: res.Location,
 		Findings: res.Findings, Evidence: res.Evidence}
 	if r.Severity == SeverityWarning && st != Pass {

@@ -140,7 +140,7 @@ func writeDiffText(w io.Writer, d *gate.DiffReport, regressionsOnly bool) {
 		if c.Regress {
 			mark = "!"
 		}
-		fmt.Fprintf(w, "  %s %s %s → %s%s\n", mark, in(c.ID), in(c.From), in(c.To), DetailSuffix(c.ToWhy))
+		fmt.Fprintf(w, "  %s %s %s → %s%s\n", mark, in(string(c.ID)), in(c.From), in(c.To), DetailSuffix(c.ToWhy))
 	}
 	for _, r := range d.Regressions {
 		fmt.Fprintf(w, "regression: %s\n", in(r))

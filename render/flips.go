@@ -158,7 +158,7 @@ func writeFlipsText(w *lineWriter, r *gate.FlipsReport, quiet bool) {
 					}
 				}
 				w.status(c.Status)
-				w.printf(" %s%s — %s\n", in(c.ID), where, in(c.Reason))
+				w.printf(" %s%s — %s\n", in(string(c.ID)), where, in(c.Reason))
 				for _, f := range c.Findings {
 					w.printf("        %s\n", in(f.Message))
 				}

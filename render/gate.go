@@ -110,10 +110,10 @@ func writeGateText(w *lineWriter, r *gate.Report, quiet bool) {
 			}
 			w.printf("  ")
 			w.status(c.Status)
-			w.printf(" %s: %s — %s\n", in(c.ID), in(c.Title), in(c.Reason))
+			w.printf(" %s: %s — %s\n", in(string(c.ID)), in(c.Title), in(c.Reason))
 		case c.Requirement != "":
 			w.status(c.Status)
-			w.printf(" %s %s — %s\n", in(c.ID), in(c.Requirement), in(c.Reason))
+			w.printf(" %s %s — %s\n", in(string(c.ID)), in(c.Requirement), in(c.Reason))
 			if c.Location != nil {
 				w.printf("        named at %s:%d\n", in(c.Location.File), c.Location.Line)
 			}
@@ -133,7 +133,7 @@ func writeGateText(w *lineWriter, r *gate.Report, quiet bool) {
 			}
 			w.printf("%s", indent)
 			w.status(c.Status)
-			w.printf(" %s: %s — %s\n", in(c.ID), in(c.Title), in(c.Reason))
+			w.printf(" %s: %s — %s\n", in(string(c.ID)), in(c.Title), in(c.Reason))
 			for _, f := range c.Findings {
 				loc := ""
 				if f.Location != nil {
@@ -220,7 +220,7 @@ type annotation struct {
 }
 
 func annotations(c gate.Criterion) []annotation {
-	title := c.ID
+	title := string(c.ID)
 	if c.Requirement != "" {
 		title += " " + c.Requirement
 	}
@@ -340,12 +340,12 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 			if c.Status == gate.Pass {
 				continue
 			}
-			what := c.ID
+			what := string(c.ID)
 			switch {
 			case c.Requirement != "":
 				what = c.Requirement
 			case c.Bundle != nil:
-				what = c.ID + " " + filepath.Base(c.Bundle.File)
+				what = string(c.ID) + " " + filepath.Base(c.Bundle.File)
 			}
 			if c.Warning {
 				what += " (warning)"
@@ -361,7 +361,7 @@ func WriteAudit(w io.Writer, a *gate.AuditReport, opts GateOptions) error {
 		}
 		lw.printf("%s  ", in(v.Number))
 		lw.status(v.Criterion.Status)
-		lw.printf(" %s (Status %s) — %s\n", in(v.Criterion.ID), in(v.RFCStatus), in(v.Criterion.Reason))
+		lw.printf(" %s (Status %s) — %s\n", in(string(v.Criterion.ID)), in(v.RFCStatus), in(v.Criterion.Reason))
 	}
 	writeDeclared(lw, a.Declared, opts)
 	if a.Repository != nil {
@@ -404,12 +404,12 @@ func writeDeclared(lw *lineWriter, d *gate.Report, opts GateOptions) {
 			lw.status(c.Status)
 			lw.printf(" ")
 		}
-		what := c.ID
+		what := string(c.ID)
 		switch {
 		case c.Bundle != nil:
-			what = c.ID + " " + filepath.Base(c.Bundle.File)
+			what = string(c.ID) + " " + filepath.Base(c.Bundle.File)
 		case c.Title != "" && c.Location != nil:
-			what = c.ID + " " + c.Title
+			what = string(c.ID) + " " + c.Title
 		}
 		lw.printf("%s — %s\n", in(what), in(c.Reason))
 	}
@@ -435,7 +435,7 @@ func writeRepository(lw *lineWriter, r *gate.Report, quiet bool) {
 		if c.Warning {
 			warn = " (warning)"
 		}
-		lw.printf(" %s%s — %s\n", in(c.ID), warn, in(c.Reason))
+		lw.printf(" %s%s — %s\n", in(string(c.ID)), warn, in(c.Reason))
 		for _, f := range c.Findings {
 			loc := ""
 			if f.Location != nil {

@@ -57,7 +57,7 @@ func writeJUnit(w io.Writer, reps []*gate.Report, extra ...junitSuite) error {
 			case c.Bundle != nil:
 				name = filepath.Base(c.Bundle.File) + ": " + c.Title
 			}
-			tc := junitCase{Class: c.ID, Name: name}
+			tc := junitCase{Class: string(c.ID), Name: name}
 			body := c.Reason
 			for _, f := range c.Findings {
 				if f.Location != nil {

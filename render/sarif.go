@@ -88,7 +88,7 @@ func sarifLog(reps []*gate.Report, version string) sarifDoc {
 		InformationURI: "https://github.com/certcut/certcut/blob/main/docs/gate.md", Rules: []sarifRule{}}}, Results: []sarifResult{}}
 	for _, r := range reps {
 		for _, c := range r.Criteria {
-			run.addRule(c.ID, c.Title)
+			run.addRule(string(c.ID), c.Title)
 			kind, level := "pass", "none"
 			switch c.Status {
 			case gate.Fail:
@@ -97,7 +97,7 @@ func sarifLog(reps []*gate.Report, version string) sarifDoc {
 				kind, level = "open", "warning"
 			}
 			for _, a := range annotations(c) {
-				res := sarifResult{RuleID: c.ID, Kind: kind, Level: level, Message: sarifMessage{Text: r.Subject + ": " + a.title + ": " + a.message}}
+				res := sarifResult{RuleID: string(c.ID), Kind: kind, Level: level, Message: sarifMessage{Text: r.Subject + ": " + a.title + ": " + a.message}}
 				switch {
 				case a.file != "":
 					res.Locations = []sarifLocation{sarifAt(a.file, a.line)}
