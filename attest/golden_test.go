@@ -96,7 +96,7 @@ func exampleGate(t *testing.T, bundlesDir string) *gate.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := gate.Open(gate.Config{Root: exampleRepo, BundlesDir: bundlesDir, MinTier: 1, KeyringPath: "keyring.json",
+	r, err := gate.Open(t.Context(), gate.Config{Root: exampleRepo, BundlesDir: bundlesDir, MinTier: 1, KeyringPath: "keyring.json",
 		Loader: &gate.Loader{Options: exampleVerify(t)}})
 	if err != nil {
 		t.Fatal(err)

@@ -126,7 +126,7 @@ func TestGateURIsAbsolute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := gate.Open(gate.Config{Root: exampleRepo, MinTier: 1, KeyringPath: absKeyring, Loader: &gate.Loader{Options: exampleVerify(t)}})
+	r, err := gate.Open(t.Context(), gate.Config{Root: exampleRepo, MinTier: 1, KeyringPath: absKeyring, Loader: &gate.Loader{Options: exampleVerify(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}

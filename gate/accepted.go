@@ -71,6 +71,25 @@ func (req AcceptedRequest) RowFilter() func(bundle.Row) bool {
 	return func(row bundle.Row) bool { return ids.CoversRow(row.ID) }
 }
 
+// KeepRowsFor is the Loader's row filter (Loader.KeepRow) for a run of
+// Accepted over reqs: a row is kept when a requirement rule of any request reads
+// it (RowFilter). The rows the qualification rules read (the egress-guard row)
+// the Loader keeps whatever the filter says.
+func KeepRowsFor(reqs ...AcceptedRequest) func(bundle.Row) bool {
+	filters := make([]func(bundle.Row) bool, len(reqs))
+	for i, req := range reqs {
+		filters[i] = req.RowFilter()
+	}
+	return func(row bundle.Row) bool {
+		for _, keep := range filters {
+			if keep(row) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // Criteria on the RFC's header, present only when it cannot be read.
 const (
 	// CritRFCNumber: the file name, the header's RFC row and the title
@@ -210,26 +229,26 @@ func (r *Repo) Accepted(ctx context.Context, req AcceptedRequest) *Report {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].File < files[j].File })
 	for _, e := range files {
-		a := r.assessOf(e)
+		a := r.assessOf(ctx, e)
 		for _, ch := range a.checks {
 			ref := e.Ref()
 			rep.Criteria = append(rep.Criteria, ch.criterion(ref))
 		}
 	}
 	for _, e := range r.Entries {
-		rep.Bundles = append(rep.Bundles, r.bundleInfo(e))
+		rep.Bundles = append(rep.Bundles, r.bundleInfo(ctx, e))
 	}
 	rep.finish()
 	return rep
 }
 
-func (r *Repo) bundleInfo(e *Entry) BundleInfo {
+func (r *Repo) bundleInfo(ctx context.Context, e *Entry) BundleInfo {
 	info := BundleInfo{BundleRef: e.Ref(), Verdict: string(e.Outcome()), Rejections: rejectionLines(e.Verdict), Why: []string{}}
 	if e.Err != nil {
 		info.Error = e.Err.Error()
 	}
 	if e.Bundle != nil {
-		a := r.assessOf(e)
+		a := r.assessOf(ctx, e)
 		info.Host, info.Suite, info.Origin = e.Bundle.Host.Name, e.Bundle.Suite.Version, a.origin
 		info.Tier, info.TierName, info.Companion = a.tier, a.tierName, a.companion
 		info.Qualifies, info.Why = a.qualifies(), a.why()
@@ -453,7 +472,7 @@ func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, decl
 	var blocked, refused []string
 	for _, cd := range cands {
 		usable := cd.clean || cd.gateOK
-		a := r.assessOfCtx(ctx, cd.entry)
+		a := r.assessOf(ctx, cd.entry)
 		ok := usable && a.qualifies()
 		why := cd.why
 		switch {

@@ -151,7 +151,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 		out.Rows = append(out.Rows, row)
 		out.Status = worse(out.Status, rep.Status)
 	}
-	out.Declared = r.Declared()
+	out.Declared = r.Declared(ctx)
 	out.Status = worse(out.Status, out.Declared.Status)
 	out.Repository = repositoryReport(gov, out.Settings)
 	out.Status = worse(out.Status, out.Repository.Status)

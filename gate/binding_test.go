@@ -121,7 +121,7 @@ func TestTierBinding(t *testing.T) {
 			}
 			o := tc.opts
 			o.Registry = profiles.Default()
-			repo, err := gate.Open(gate.Config{Root: d, Loader: &gate.Loader{Options: o}, Live: tc.live, Fetch: tc.fetch, TrustUnsignedOrigin: tc.trust})
+			repo, err := gate.Open(t.Context(), gate.Config{Root: d, Loader: &gate.Loader{Options: o}, Live: tc.live, Fetch: tc.fetch, TrustUnsignedOrigin: tc.trust})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,7 +288,7 @@ func TestBindByHistory(t *testing.T) {
 		g.git("add", "evidence")
 		g.git("commit", "-q", "-m", "evidence")
 		head := g.git("rev-parse", "HEAD")
-		repo, err := gate.Open(gate.Config{Root: g.dir, HistoryBase: "HEAD", Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
+		repo, err := gate.Open(t.Context(), gate.Config{Root: g.dir, HistoryBase: "HEAD", Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func TestBindByHistory(t *testing.T) {
 		os.WriteFile(filepath.Join(g.dir, "evidence", "v2-host-bundles", "copy.json"), copied, 0o644)
 		g.git("add", "evidence")
 		g.git("commit", "-q", "-m", "evidence and a copy")
-		repo, err := gate.Open(gate.Config{Root: g.dir, HistoryBase: "HEAD", MinTier: 1, Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
+		repo, err := gate.Open(t.Context(), gate.Config{Root: g.dir, HistoryBase: "HEAD", MinTier: 1, Loader: &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default()}}})
 		if err != nil {
 			t.Fatal(err)
 		}

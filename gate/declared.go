@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -111,7 +112,7 @@ func (r *Repo) maturityCheck(e *Entry) (check, bool) {
 
 // declaredChecks are the qualification checks of the declared rules for one
 // bundle (assessNow appends them).
-func (r *Repo) declaredChecks(e *Entry) []check {
+func (r *Repo) declaredChecks(ctx context.Context, e *Entry) []check {
 	var out []check
 	if c, ok := r.maturityCheck(e); ok {
 		out = append(out, c)
@@ -122,7 +123,7 @@ func (r *Repo) declaredChecks(e *Entry) []check {
 		out = append(out, c)
 	}
 	if r.RequireSuiteTag {
-		out = append(out, r.suiteIdentityCheck(e))
+		out = append(out, r.suiteIdentityCheck(ctx, e))
 	}
 	return out
 }
@@ -130,7 +131,7 @@ func (r *Repo) declaredChecks(e *Entry) []check {
 // Declared runs the declared rules over the repository for gate audit: one
 // bundle.maturity criterion per committed bundle (as upstream lists every
 // bundle), then the extension READMEs' Status.
-func (r *Repo) Declared() *Report {
+func (r *Repo) Declared(ctx context.Context) *Report {
 	rep := &Report{Gate: "declared", Subject: "what the spec declares", Settings: r.settings()}
 	if r.Declaration == nil {
 		rep.Criteria = append(rep.Criteria, rule(CritMaturity).Criterion(Result{Status: Blocked,
@@ -155,12 +156,12 @@ func (r *Repo) Declared() *Report {
 			continue
 		}
 		ref := e.Ref()
-		for _, c := range []check{r.suiteAdvisoryCheck(e), r.suiteIdentityCheck(e)} {
+		for _, c := range []check{r.suiteAdvisoryCheck(e), r.suiteIdentityCheck(ctx, e)} {
 			rep.Criteria = append(rep.Criteria, rule(RuleID(c.id)).Criterion(Result{Status: c.status, Reason: c.reason, Bundle: &ref}))
 		}
 	}
 	rep.Criteria = append(rep.Criteria, r.coherenceCriteria()...)
-	rep.Criteria = append(rep.Criteria, r.extStatusCriteria()...)
+	rep.Criteria = append(rep.Criteria, r.extStatusCriteria(ctx)...)
 	rep.Criteria = append(rep.Criteria, r.anchorsCriteria()...)
 	rep.finish()
 	return rep

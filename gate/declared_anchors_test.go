@@ -12,7 +12,7 @@ import (
 func anchorStatus(t *testing.T, r *gate.Repo) map[string]gate.Criterion {
 	t.Helper()
 	out := map[string]gate.Criterion{}
-	for _, c := range r.Declared().Criteria {
+	for _, c := range r.Declared(t.Context()).Criteria {
 		if strings.HasPrefix(string(c.ID), "spec.anchors.") {
 			out[string(c.ID)] = c
 		}

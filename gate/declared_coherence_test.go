@@ -16,7 +16,7 @@ import (
 // list is used and said so.
 func TestCoherenceIDs(t *testing.T) {
 	dir, opts := specSnapshot(t)
-	rep := openSnapshot(t, dir, opts, gate.Config{}).Declared()
+	rep := openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context())
 	cs := criteriaOf(rep, gate.CritCoherenceIDs)
 	if len(cs) != 12 {
 		t.Fatalf("%d criteria", len(cs))
@@ -41,7 +41,7 @@ func TestCoherenceIDs(t *testing.T) {
 	if name != "" {
 		os.WriteFile(filepath.Join(coh, name+".test.ts"), nil, 0o644)
 	}
-	rep = openSnapshot(t, dir, opts, gate.Config{}).Declared()
+	rep = openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context())
 	fails := 0
 	for _, c := range criteriaOf(rep, gate.CritCoherenceIDs) {
 		if !strings.Contains(c.Reason, "conformance/src/coherence of the repository") {
@@ -56,7 +56,7 @@ func TestCoherenceIDs(t *testing.T) {
 	}
 	os.RemoveAll(filepath.Join(dir, "conformance", "src"))
 	os.Remove(filepath.Join(dir, "schemas", "v2", "certification-bundle.schema.json"))
-	for _, c := range criteriaOf(openSnapshot(t, dir, opts, gate.Config{}).Declared(), gate.CritCoherenceIDs) {
+	for _, c := range criteriaOf(openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context()), gate.CritCoherenceIDs) {
 		if !strings.Contains(c.Reason, "built-in (59)") {
 			t.Fatalf("%s", c.Reason)
 		}

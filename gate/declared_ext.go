@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 
@@ -20,7 +21,7 @@ const extTier = 2
 // origin's tier is 2 or higher with the origin bound (bundle.tier's rule: keyring
 // pin, reviewed history or live fetch; a companion through its pairing) — never
 // from the unsigned discovery.url alone.
-func (r *Repo) extWitnesses() map[string][]declaration.ExtWitness {
+func (r *Repo) extWitnesses(ctx context.Context) map[string][]declaration.ExtWitness {
 	out := map[string][]declaration.ExtWitness{}
 	for _, e := range r.Entries {
 		if e.Bundle == nil || e.Verdict == nil || len(e.Verdict.CertifiedProfiles) == 0 {
@@ -36,7 +37,7 @@ func (r *Repo) extWitnesses() map[string][]declaration.ExtWitness {
 			continue
 		}
 		w := declaration.ExtWitness{File: e.File, Qualifies: true}
-		a := r.assessOf(e)
+		a := r.assessOf(ctx, e)
 		for _, c := range a.checks {
 			switch c.id {
 			case CritVerified, CritKey, CritTier, CritCompanion:
@@ -57,7 +58,7 @@ func (r *Repo) extWitnesses() map[string][]declaration.ExtWitness {
 
 // ExtStatus applies RFC 0220 §D/§E to the repository's extension READMEs; nil
 // when there is no extension directory.
-func (r *Repo) ExtStatus() ([]declaration.ExtFinding, error) {
+func (r *Repo) ExtStatus(ctx context.Context) ([]declaration.ExtFinding, error) {
 	readmes, err := declaration.ReadExtDir(r.ExtDir)
 	if isNotExist(err) {
 		return nil, nil
@@ -68,14 +69,14 @@ func (r *Repo) ExtStatus() ([]declaration.ExtFinding, error) {
 	if r.Declaration == nil {
 		return nil, fmt.Errorf("no declaration at %s", r.DeclarationFile)
 	}
-	return declaration.CheckExt(readmes, r.Declaration, r.extWitnesses()), nil
+	return declaration.CheckExt(readmes, r.Declaration, r.extWitnesses(ctx)), nil
 }
 
 // extStatusCriteria: one spec.ext-status criterion per README (FAIL, or PASS
 // for ok and the warnings), and a spec.ext-status.graduable warning for each
 // GRADUABLE or NOT YET family.
-func (r *Repo) extStatusCriteria() []Criterion {
-	fs, err := r.ExtStatus()
+func (r *Repo) extStatusCriteria(ctx context.Context) []Criterion {
+	fs, err := r.ExtStatus(ctx)
 	if err != nil {
 		return []Criterion{rule(CritExtStatus).Criterion(Result{Status: Blocked, Reason: "the extension READMEs cannot be judged: " + err.Error()})}
 	}

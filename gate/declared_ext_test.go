@@ -14,7 +14,7 @@ import (
 
 func extOutcomes(t *testing.T, r *gate.Repo) map[string]string {
 	t.Helper()
-	fs, err := r.ExtStatus()
+	fs, err := r.ExtStatus(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestExtStatusSnapshot(t *testing.T) {
 	if ok := dirsWith(got, "ok"); strings.Join(ok, ",") != "a2uiSurface,portability,sandbox-runtime-notes" {
 		t.Errorf("ok: %v", ok)
 	}
-	fs, _ := r.ExtStatus()
+	fs, _ := r.ExtStatus(t.Context())
 	for _, f := range fs {
 		for _, w := range f.Witnesses {
 			if w.Qualifies && !strings.HasPrefix(filepath.Base(w.File), "myndhyve") {
@@ -76,7 +76,7 @@ func TestExtStatusSnapshot(t *testing.T) {
 			}
 		}
 	}
-	rep := r.Declared()
+	rep := r.Declared(t.Context())
 	if rep.Status != gate.Fail || len(criteriaOf(rep, gate.CritExtGraduable)) != 12 || len(criteriaOf(rep, gate.CritExtStatus)) != 17 {
 		t.Fatalf("%s, %d graduable, %d ext-status", rep.Status, len(criteriaOf(rep, gate.CritExtGraduable)), len(criteriaOf(rep, gate.CritExtStatus)))
 	}
@@ -115,7 +115,7 @@ func TestExtStatusEdited(t *testing.T) {
 	j := i + strings.Index(string(data[i:]), `"technical": "experimental"`)
 	os.WriteFile(decl, []byte(string(data[:j])+`"technical": "stable"`+string(data[j+len(`"technical": "experimental"`):])), 0o644)
 	r := openSnapshot(t, dir, opts, gate.Config{})
-	fs, err := r.ExtStatus()
+	fs, err := r.ExtStatus(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,14 +35,19 @@ func (r *Repo) suiteAdvisoryCheck(e *Entry) check {
 // (Config.HistoryBase). BLOCKED without a base, outside a git work tree, or when
 // no such tag is reachable; FAIL for a version that is not major.minor.patch (a
 // pre-release never qualifies: RFC 0224 §B.3).
-func (r *Repo) suiteIdentityCheck(e *Entry) check {
+//
+// An outcome reached after ctx was cancelled is returned but not remembered.
+func (r *Repo) suiteIdentityCheck(ctx context.Context, e *Entry) check {
 	v := e.Bundle.Suite.Version
 	r.suiteTags.mu.Lock()
 	defer r.suiteTags.mu.Unlock()
 	if c, ok := r.suiteTags.done[v]; ok {
 		return c
 	}
-	c := r.suiteIdentityNow(v)
+	c := r.suiteIdentityNow(ctx, v)
+	if ctx.Err() != nil {
+		return c
+	}
 	if r.suiteTags.done == nil {
 		r.suiteTags.done = map[string]check{}
 	}
@@ -50,7 +55,7 @@ func (r *Repo) suiteIdentityCheck(e *Entry) check {
 	return c
 }
 
-func (r *Repo) suiteIdentityNow(v string) check {
+func (r *Repo) suiteIdentityNow(ctx context.Context, v string) check {
 	c := check{id: CritSuiteIdentity, title: rule(CritSuiteIdentity).Title}
 	if _, ok := declaration.ParseSuiteVersion(v); !ok {
 		c.status, c.reason = Fail, fmt.Sprintf("suite.version %q is not a release version (major.minor.patch): a pre-release or unreleased suite never witnesses an acceptance", v)
@@ -66,7 +71,7 @@ func (r *Repo) suiteIdentityNow(v string) check {
 		c.status, c.reason = Blocked, "git is not installed: the suite's release tags cannot be read"
 		return c
 	}
-	g := gitRunner{ctx: context.Background(), path: gitPath, dir: r.Root}
+	g := gitRunner{ctx: ctx, path: gitPath, dir: r.Root}
 	base, ok := g.commitOf(r.HistoryBase)
 	if !ok {
 		c.status, c.reason = Blocked, fmt.Sprintf("the reviewed base %s names no commit in %s", r.HistoryBase, r.Root)

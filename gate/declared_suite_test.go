@@ -47,11 +47,11 @@ func TestSuiteIdentity(t *testing.T) {
 	gitIn(t, dir, "commit", "-q", "-m", "base")
 	const file = "myndhyve-2.45.25.json"
 
-	c := suiteCriterion(t, openSnapshot(t, dir, opts, gate.Config{}).Declared(), gate.CritSuiteIdentity, file)
+	c := suiteCriterion(t, openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context()), gate.CritSuiteIdentity, file)
 	if c.Status != gate.Blocked || !strings.Contains(c.Reason, "no reviewed base") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
-	c = suiteCriterion(t, openSnapshot(t, dir, opts, gate.Config{HistoryBase: "main"}).Declared(), gate.CritSuiteIdentity, file)
+	c = suiteCriterion(t, openSnapshot(t, dir, opts, gate.Config{HistoryBase: "main"}).Declared(t.Context()), gate.CritSuiteIdentity, file)
 	if c.Status != gate.Blocked || !strings.Contains(c.Reason, "no tag v2.45.25 or openwop-conformance/v2.45.25 reachable") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
@@ -60,17 +60,17 @@ func TestSuiteIdentity(t *testing.T) {
 	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "side")
 	gitIn(t, dir, "tag", "openwop-conformance/v2.45.25")
 	gitIn(t, dir, "checkout", "-q", "main")
-	c = suiteCriterion(t, openSnapshot(t, dir, opts, gate.Config{HistoryBase: "main"}).Declared(), gate.CritSuiteIdentity, file)
+	c = suiteCriterion(t, openSnapshot(t, dir, opts, gate.Config{HistoryBase: "main"}).Declared(t.Context()), gate.CritSuiteIdentity, file)
 	if c.Status != gate.Blocked || !strings.Contains(c.Reason, "exist, but not on the base") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
 	gitIn(t, dir, "tag", "v2.45.25", "main")
 	r := openSnapshot(t, dir, opts, gate.Config{HistoryBase: "main"})
-	c = suiteCriterion(t, r.Declared(), gate.CritSuiteIdentity, file)
+	c = suiteCriterion(t, r.Declared(t.Context()), gate.CritSuiteIdentity, file)
 	if c.Status != gate.Pass || !strings.Contains(c.Reason, "tag v2.45.25") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
-	if c := suiteCriterion(t, r.Declared(), gate.CritSuiteIdentity, "myndhyve-2.43.0.json"); c.Status != gate.Blocked {
+	if c := suiteCriterion(t, r.Declared(t.Context()), gate.CritSuiteIdentity, "myndhyve-2.43.0.json"); c.Status != gate.Blocked {
 		t.Fatalf("2.43.0 untagged: %s %s", c.Status, c.Reason)
 	}
 	// As a witness check only when asked for.
@@ -101,14 +101,14 @@ func TestSuiteIdentity(t *testing.T) {
 func TestSuiteAdvisory(t *testing.T) {
 	dir, opts := specSnapshot(t)
 	r := openSnapshot(t, dir, opts, gate.Config{})
-	for _, c := range criteriaOf(r.Declared(), gate.CritSuiteAdvisory) {
+	for _, c := range criteriaOf(r.Declared(t.Context()), gate.CritSuiteAdvisory) {
 		if c.Status != gate.Pass {
 			t.Errorf("%s: %s %s", c.Bundle.File, c.Status, c.Reason)
 		}
 	}
 	relabel(t, filepath.Join(dir, "evidence", "v2-host-bundles", "myndhyve-2.45.2-coordination.json"), "2.45.2", "2.45.3")
 	r = openSnapshot(t, dir, opts, gate.Config{})
-	c := suiteCriterion(t, r.Declared(), gate.CritSuiteAdvisory, "myndhyve-2.45.2-coordination.json")
+	c := suiteCriterion(t, r.Declared(t.Context()), gate.CritSuiteAdvisory, "myndhyve-2.45.2-coordination.json")
 	if c.Status != gate.Blocked || !strings.Contains(c.Reason, "false executed-fail for workspace rows") || !strings.Contains(c.Reason, "built-in") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
@@ -120,11 +120,11 @@ func TestSuiteAdvisory(t *testing.T) {
 	adv := filepath.Join(t.TempDir(), "adv.json")
 	os.WriteFile(adv, []byte(`{"advisories":[{"from":"2.43.0","to":"2.43.0","problem":"test range","source":"here"}]}`), 0o644)
 	r = openSnapshot(t, dir, opts, gate.Config{SuiteAdvisoriesFile: adv})
-	if c := suiteCriterion(t, r.Declared(), gate.CritSuiteAdvisory, "myndhyve-2.43.0.json"); c.Status != gate.Blocked || !strings.Contains(c.Reason, adv) {
+	if c := suiteCriterion(t, r.Declared(t.Context()), gate.CritSuiteAdvisory, "myndhyve-2.43.0.json"); c.Status != gate.Blocked || !strings.Contains(c.Reason, adv) {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
 	os.WriteFile(adv, []byte(`{"advisories":[{"from":"2.43.0","to":"2.43.0","problem":"x","source":"y","Problem":"z"}]}`), 0o644)
-	if _, err := gate.Open(gate.Config{Root: dir, SuiteAdvisoriesFile: adv, Loader: &gate.Loader{Options: opts}}); err == nil || !strings.Contains(err.Error(), "unknown member") {
+	if _, err := gate.Open(t.Context(), gate.Config{Root: dir, SuiteAdvisoriesFile: adv, Loader: &gate.Loader{Options: opts}}); err == nil || !strings.Contains(err.Error(), "unknown member") {
 		t.Fatalf("%v", err)
 	}
 }

@@ -50,7 +50,7 @@ func openSnapshot(t *testing.T, dir string, opts verify.Options, cfg gate.Config
 	t.Helper()
 	cfg.Root = dir
 	cfg.Loader = &gate.Loader{Options: opts}
-	r, err := gate.Open(cfg)
+	r, err := gate.Open(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func relabel(t *testing.T, file, from, to string) {
 // REPORTED and passes, and nothing fails the bound.
 func TestDeclaredMaturitySnapshot(t *testing.T) {
 	dir, opts := specSnapshot(t)
-	rep := openSnapshot(t, dir, opts, gate.Config{}).Declared()
+	rep := openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context())
 	ms := criteriaOf(rep, gate.CritMaturity)
 	if len(ms) != 12 {
 		t.Fatalf("%d bundle.maturity criteria, want 12", len(ms))
@@ -128,7 +128,7 @@ func TestDeclaredMaturityRelabelled(t *testing.T) {
 	file := filepath.Join(dir, "evidence", "v2-host-bundles", "myndhyve.json")
 	relabel(t, file, "2.0.11", "2.36.0")
 	r := openSnapshot(t, dir, opts, gate.Config{})
-	c := maturityOf(t, r.Declared(), "myndhyve.json")
+	c := maturityOf(t, r.Declared(t.Context()), "myndhyve.json")
 	if c.Status != gate.Fail || !strings.HasPrefix(c.Reason, "suite 2.36.0, 40 family record(s), 37 overstated — FAILS") || !strings.Contains(c.Reason, "did not verify") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
@@ -153,16 +153,16 @@ func TestDeclaredMaturityRelabelled(t *testing.T) {
 
 	relabel(t, file, "2.36.0", "2.35.1")
 	r = openSnapshot(t, dir, opts, gate.Config{})
-	if c := maturityOf(t, r.Declared(), "myndhyve.json"); c.Status != gate.Blocked || !strings.Contains(c.Reason, "REPORTED") || !strings.Contains(c.Reason, "not signed") {
+	if c := maturityOf(t, r.Declared(t.Context()), "myndhyve.json"); c.Status != gate.Blocked || !strings.Contains(c.Reason, "REPORTED") || !strings.Contains(c.Reason, "not signed") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
 	// The first suite is a setting: at 2.0.0 the untouched 2.0.11 bundle fails.
 	relabel(t, file, "2.35.1", "2.0.11")
 	r = openSnapshot(t, dir, opts, gate.Config{MaturityFirstSuite: "2.0.0"})
-	if c := maturityOf(t, r.Declared(), "myndhyve.json"); c.Status != gate.Fail || !strings.Contains(c.Reason, "37 overstated — FAILS") || strings.Contains(c.Reason, "did not verify") {
+	if c := maturityOf(t, r.Declared(t.Context()), "myndhyve.json"); c.Status != gate.Fail || !strings.Contains(c.Reason, "37 overstated — FAILS") || strings.Contains(c.Reason, "did not verify") {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
-	if _, err := gate.Open(gate.Config{Root: dir, MaturityFirstSuite: "next", Loader: &gate.Loader{Options: opts}}); err == nil {
+	if _, err := gate.Open(t.Context(), gate.Config{Root: dir, MaturityFirstSuite: "next", Loader: &gate.Loader{Options: opts}}); err == nil {
 		t.Fatal("a first suite that is not a version was accepted")
 	}
 }
@@ -172,7 +172,7 @@ func TestDeclaredMaturityRelabelled(t *testing.T) {
 func TestDeclaredMaturityUnsignedAndAbsent(t *testing.T) {
 	dir, _ := specSnapshot(t)
 	opts := verify.Options{Registry: profiles.Default()}
-	rep := openSnapshot(t, dir, opts, gate.Config{}).Declared()
+	rep := openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context())
 	if c := maturityOf(t, rep, "myndhyve.json"); c.Status != gate.Blocked {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
@@ -180,14 +180,14 @@ func TestDeclaredMaturityUnsignedAndAbsent(t *testing.T) {
 		t.Fatalf("%s %s", c.Status, c.Reason)
 	}
 	os.Remove(filepath.Join(dir, "spec", "v2", "declaration.json"))
-	rep = openSnapshot(t, dir, opts, gate.Config{}).Declared()
+	rep = openSnapshot(t, dir, opts, gate.Config{}).Declared(t.Context())
 	ms := criteriaOf(rep, gate.CritMaturity)
 	if len(ms) != 1 || ms[0].Status != gate.Blocked || !strings.Contains(ms[0].Reason, "no declaration") {
 		t.Fatalf("%+v", ms)
 	}
 	os.WriteFile(filepath.Join(dir, "spec", "v2", "declaration.json"), []byte(`{"families":[{"key":"a"},{"key":"a"}]}`), 0o644)
 	var ie *gate.InputError
-	if _, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}}); err == nil || !asInput(err, &ie) {
+	if _, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}}); err == nil || !asInput(err, &ie) {
 		t.Fatalf("malformed declaration: %v", err)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -144,6 +144,11 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if f.tmp != "" {
+			os.RemoveAll(f.tmp)
+		}
+	}()
 	changes, err := f.g.diffTree(f.rep.MergeBase, f.rep.Head.Commit, f.watched())
 	if err != nil {
 		return nil, &InputError{Err: err}
@@ -161,6 +166,7 @@ func Flips(ctx context.Context, cfg Config, req FlipsRequest) (*FlipsReport, err
 	}
 	f.checkBundles(f.followBundleRenames(bundles))
 	f.checkPolicy(policy)
+	f.checkCorpusRules()
 	return f.finish(), nil
 }
 
@@ -180,9 +186,13 @@ type flipsRun struct {
 	// judgedBlobs holds each bundle version judged whole (flips_evidence.go).
 	judgedBlobs map[string]*Entry
 	history     *historyIndex // evidence/'s history (evidenceHistory)
-	repo        *Repo
-	rep         *FlipsReport
-	changes     *Report
+	// tmp holds the governance files of the merge base and the head, written
+	// from git (flips_corpus.go); headGov is the head's, read once.
+	tmp     string
+	headGov *snapshot
+	repo    *Repo
+	rep     *FlipsReport
+	changes *Report
 }
 
 // startFlips checks the request and the repository: git, the work tree, the
@@ -383,7 +393,7 @@ func (f *flipsRun) openRepo() (*Repo, error) {
 	if f.shallow {
 		c.HistoryBase = "" // the binder refuses a shallow clone anyway, saying so
 	}
-	r, err := Open(c)
+	r, err := Open(f.g.ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -616,9 +626,13 @@ func (f *flipsRun) checkBundles(changes []treeChange) {
 			} else {
 				after = f.judgeVersion(c, false)
 			}
-			crit := bundleChangeCriterion(bc.File, before, after, f.cfg.RequireTimestamp)
-			if crit.ID == CritRegressions && before != nil && before.Bundle != nil && after != nil && after.Bundle != nil {
-				bc.Diff = Diff(before, after)
+			var d *DiffReport // computed once, for the criterion and the report
+			if before != nil && before.Bundle != nil && after != nil && after.Bundle != nil {
+				d = Diff(before, after)
+			}
+			crit := bundleChangeCriterion(bc.File, before, after, d, f.cfg.RequireTimestamp)
+			if crit.ID == CritRegressions {
+				bc.Diff = d
 			}
 			bc.Status = crit.Status
 			f.changes.Criteria = append(f.changes.Criteria, crit)
@@ -684,112 +698,6 @@ func withDefaultPaths(cfg Config) Config {
 	return cfg
 }
 
-// gitPathOf returns p as a path from the top of the work tree, when it lies
-// inside it.
-func gitPathOf(top, p string) (string, bool) {
-	if p == "" {
-		return "", false
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", false
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		abs = filepath.Join(dir, filepath.Base(abs))
-	}
-	if t, err := filepath.EvalSymlinks(top); err == nil {
-		top = t
-	}
-	rel, err := filepath.Rel(top, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}
-
-// isRFCPath: RFCS/NNNN-*.md directly in the RFCS directory.
-func isRFCPath(p, rfcsDir string) bool {
-	if p == "" || !strings.HasPrefix(p, rfcsDir) {
-		return false
-	}
-	name := strings.TrimPrefix(p, rfcsDir)
-	return !strings.Contains(name, "/") && rfcFileRE.MatchString(name)
-}
-
-// isBundlePath: a *.json file in a subdirectory of evidence/ (the top-level
-// files there, host-tiers.json and corpus-ledger.json, are policy and ledger).
-func isBundlePath(p, evidenceDir string) bool {
-	rest, ok := strings.CutPrefix(p, evidenceDir)
-	return ok && strings.Contains(rest, "/") && strings.HasSuffix(rest, ".json")
-}
-
-func rfcNumber(p string) string {
-	if m := rfcFileRE.FindStringSubmatch(path.Base(p)); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-// splitRenames turns each rename keep refuses into a deletion and an addition.
-func splitRenames(cs []treeChange, keep func(treeChange) bool) []treeChange {
-	var out []treeChange
-	for _, c := range cs {
-		if c.Status != 'R' || keep(c) {
-			out = append(out, c)
-			continue
-		}
-		out = append(out,
-			treeChange{Status: 'D', SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath, DstMode: "000000"},
-			treeChange{Status: 'A', DstMode: c.DstMode, DstBlob: c.DstBlob, DstPath: c.DstPath, SrcMode: "000000"})
-	}
-	return out
-}
-
-// pairRenamedRFCs joins an RFC deleted under one name and added under another
-// with the same number into one rename, for renames git's similarity missed.
-func pairRenamedRFCs(cs []treeChange) []treeChange {
-	added := map[string][]int{}
-	for i, c := range cs {
-		if c.Status == 'A' {
-			n := rfcNumber(c.DstPath)
-			added[n] = append(added[n], i)
-		}
-	}
-	drop := map[int]bool{}
-	var out []treeChange
-	for i, c := range cs {
-		if c.Status != 'D' {
-			continue
-		}
-		n := rfcNumber(c.SrcPath)
-		if len(added[n]) != 1 || drop[added[n][0]] {
-			continue
-		}
-		j := added[n][0]
-		a := cs[j]
-		drop[i], drop[j] = true, true
-		out = append(out, treeChange{Status: 'R', SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath, DstMode: a.DstMode, DstBlob: a.DstBlob, DstPath: a.DstPath})
-	}
-	for i, c := range cs {
-		if !drop[i] {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func changeWord(c treeChange) string {
-	switch {
-	case c.SrcPath == "":
-		return "added"
-	case c.DstPath == "":
-		return "deleted"
-	case c.SrcPath != c.DstPath:
-		return "renamed"
-	}
-	return "modified"
-}
-
 // judgeBytes reads and judges one version of a bundle file with opts, as the
 // Loader judges a file on disk.
 func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
@@ -810,8 +718,9 @@ func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
 
 // bundleChangeCriterion judges one bundle the change adds (before nil, or not a
 // bundle at base: bundle.verified and bundle.key, requireTimestamp as
-// --require-timestamp) or modifies (its regressions against before).
-func bundleChangeCriterion(file string, before, after *Entry, requireTimestamp bool) Criterion {
+// --require-timestamp) or modifies (its regressions against before: d, the
+// Diff of the two, set whenever both are bundles).
+func bundleChangeCriterion(file string, before, after *Entry, d *DiffReport, requireTimestamp bool) Criterion {
 	loc := &Location{File: file}
 	if after == nil || after.Bundle == nil {
 		id := RuleID(CritNewBundle)
@@ -832,7 +741,6 @@ func bundleChangeCriterion(file string, before, after *Entry, requireTimestamp b
 		ch := addedCheck(after, requireTimestamp)
 		return rule(CritNewBundle).Criterion(Result{Status: ch.status, Reason: ch.reason, Bundle: &ref, Location: loc})
 	}
-	d := Diff(before, after)
 	res := Result{Bundle: &ref, Location: loc}
 	if len(d.Regressions) == 0 {
 		res.Status, res.Reason = Pass, fmt.Sprintf("no regression against %s (sha256 %s, %s → %s)", before.File, short(before.Sha256), d.A.Verdict, d.B.Verdict)

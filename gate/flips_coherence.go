@@ -5,8 +5,9 @@ import (
 )
 
 // checkCoherence runs the status-coherence rules (rules_coherence.go) for
-// every RFC whose Status the change alters, over the repository as checked out
-// at head: the supersession partners on both sides — an Accepted RFC that
+// every RFC whose Status the change alters, over the head commit's files as
+// git has them (not the work tree, whose files outside the gated paths may be
+// uncommitted edits): the supersession partners on both sides — an Accepted RFC that
 // supersedes a touched one, a Superseded RFC pointing at one — even when the
 // change did not touch them, and the spec/v2 Stable banners citing a touched
 // RFC. An RFC flipped to Accepted carries its own rfc.supersession and
@@ -26,7 +27,14 @@ func (f *flipsRun) checkCoherence() {
 	if len(touched) == 0 {
 		return
 	}
-	g := loadGovernance(f.toDisk(f.rfcsDir()))
+	head, err := f.headGovernance()
+	if err != nil {
+		f.changes.Criteria = append(f.changes.Criteria, rule(CritSupersession).Criterion(Result{Status: Blocked,
+			Reason: "the head's RFCs, banners and registers cannot be read from git: " + err.Error()}))
+		return
+	}
+	g := head.gov
+	add := func(c Criterion) { f.changes.Criteria = append(f.changes.Criteria, f.shown(head, c)) }
 	var superseded []*rfc.RFC
 	for _, y := range g.rfcs {
 		if y.Status != rfc.StatusSuperseded {
@@ -38,7 +46,7 @@ func (f *flipsRun) checkCoherence() {
 		}
 	}
 	if len(superseded) > 0 {
-		f.changes.Criteria = append(f.changes.Criteria, supersededByCriterion(g, superseded))
+		add(supersededByCriterion(g, superseded))
 	}
 	for _, m := range g.rfcs {
 		if m.Status != rfc.StatusAccepted || gated[m.Number] {
@@ -46,10 +54,10 @@ func (f *flipsRun) checkCoherence() {
 		}
 		targets, _ := rfc.SupersedesTargets(m.Supersedes.Value)
 		if touched[m.Number] || anyIn(targets, touched) {
-			f.changes.Criteria = append(f.changes.Criteria, supersessionCriterion(g, m))
+			add(supersessionCriterion(g, m))
 		}
 	}
-	f.changes.Criteria = append(f.changes.Criteria, stableBannerCriterion(g, touched))
+	add(stableBannerCriterion(g, touched))
 }
 
 func anyIn(xs []string, set map[string]bool) bool {

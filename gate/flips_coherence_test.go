@@ -1,6 +1,8 @@
 package gate_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,5 +88,79 @@ func TestFlipsStableBanner(t *testing.T) {
 	ban, ok := criterion(rep.Changes, string(gate.CritStableBanner))
 	if !ok || ban.Status != gate.Fail || rep.Status != gate.Fail || !findingAt(ban, "page.md", 3) || !strings.Contains(ban.Reason, "cites RFC 0901, which is `Active`") {
 		t.Fatalf("%s %+v", rep.Status, rep.Changes.Criteria)
+	}
+}
+
+// The repository's governance rules run on the merge base and on the head, both
+// read from git: a finding the change introduces FAILs flips.corpus-rules, one
+// already at the base does not (even when an edit moves its line), and an
+// uncommitted file in the work tree is never read.
+func TestFlipsCorpusRules(t *testing.T) {
+	banner := func(lead string) []byte {
+		return []byte("# A page\n\n" + lead + "> **Status: Stable · 2026-11-01 · RFC 0902 §A.**\n")
+	}
+	start := func(t *testing.T) *flipsRepo {
+		f := newFlipsRepo(t, map[string][]byte{"0901-a.md": flipRFC("0901", statusRow("Accepted")), "0902-b.md": flipRFC("0902", statusRow("Draft"))})
+		f.commit(map[string][]byte{"spec/v2/core/old.md": banner("")})
+		f.base = f.git("rev-parse", "HEAD")
+		return f
+	}
+	t.Run("introduced", func(t *testing.T) {
+		f := start(t)
+		f.commit(map[string][]byte{"spec/v2/core/new.md": banner("")})
+		rep := f.flips(t, f.opts)
+		c, ok := criterion(rep.Changes, gate.CritCorpusRules)
+		if !ok || c.Status != gate.Fail || rep.Status != gate.Fail || len(c.Findings) != 1 || !findingAt(c, "new.md", 3) ||
+			!strings.HasPrefix(c.Findings[0].Message, string(gate.CritStableBanner)+": ") {
+			t.Fatalf("%s %+v", rep.Status, rep.Changes.Criteria)
+		}
+		if !strings.HasPrefix(c.Findings[0].Location.File, f.dir) {
+			t.Fatalf("the finding names a file outside the work tree: %s", c.Findings[0].Location.File)
+		}
+	})
+	t.Run("already at the base, line moved", func(t *testing.T) {
+		f := start(t)
+		f.commit(map[string][]byte{"spec/v2/core/old.md": banner("Some words first.\n\n")})
+		rep := f.flips(t, f.opts)
+		c, ok := criterion(rep.Changes, gate.CritCorpusRules)
+		if !ok || c.Status != gate.Pass || rep.Status != gate.Pass || !strings.Contains(c.Reason, "finding(s) at head were already at the merge base") {
+			t.Fatalf("%s %+v", rep.Status, rep.Changes.Criteria)
+		}
+	})
+	t.Run("nothing the rules read changed", func(t *testing.T) {
+		f := start(t)
+		f.commit(map[string][]byte{"README.md": []byte("words\n")})
+		rep := f.flips(t, f.opts)
+		if c, ok := criterion(rep.Changes, gate.CritCorpusRules); ok {
+			t.Fatalf("run on a change that touches none of its inputs: %+v", c)
+		}
+	})
+	t.Run("the work tree is not read", func(t *testing.T) {
+		f := start(t)
+		f.commit(map[string][]byte{"spec/v2/core/old.md": banner("Some words first.\n\n")})
+		if err := os.WriteFile(filepath.Join(f.dir, "spec", "v2", "core", "dirty.md"), banner(""), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep := f.flips(t, f.opts)
+		if c, _ := criterion(rep.Changes, gate.CritCorpusRules); c.Status != gate.Pass {
+			t.Fatalf("an uncommitted file was read: %+v", c)
+		}
+	})
+}
+
+// The coherence rules of a status flip read the head commit's banners, not an
+// uncommitted page in the work tree (which gate flips never reads).
+func TestFlipsCoherenceReadsHeadCommit(t *testing.T) {
+	f := newFlipsRepo(t, map[string][]byte{"0901-cited.md": flipRFC("0901", statusRow("Accepted"))})
+	f.commit(map[string][]byte{"RFCS/0901-cited.md": flipRFC("0901", statusRow("Active"))})
+	if err := os.MkdirAll(filepath.Join(f.dir, "spec", "v2", "core"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "spec", "v2", "core", "page.md"), []byte("# A page\n\n> **Status: Stable · 2026-11-01 · RFC 0901 §A.**\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.flips(t, f.opts)
+	if ban, ok := criterion(rep.Changes, string(gate.CritStableBanner)); !ok || ban.Status != gate.Pass {
+		t.Fatalf("an uncommitted banner was read: %+v", rep.Changes.Criteria)
 	}
 }

@@ -174,7 +174,7 @@ func signedOf(e *Entry) version {
 // the Accepted gate's index when an RFC flip opened it, else read here.
 func (f *flipsRun) evidenceHistory() *historyIndex {
 	if f.repo != nil {
-		return f.repo.historyOf()
+		return f.repo.historyOf(f.g.ctx)
 	}
 	if f.history == nil {
 		dir := filepath.Join(f.g.dir, filepath.FromSlash(strings.TrimSuffix(f.evidenceDir(), "/")))

@@ -115,7 +115,7 @@ func (f *flipsRun) gateExt(changes []treeChange) error {
 				return err
 			}
 			findings = map[string]declaration.ExtFinding{}
-			fs, err := r.ExtStatus()
+			fs, err := r.ExtStatus(f.g.ctx)
 			if err != nil {
 				t.Gated, t.Status = true, Blocked
 				t.Why = "the extension READMEs cannot be judged: " + err.Error()

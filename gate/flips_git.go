@@ -2,13 +2,17 @@ package gate
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 )
 
 // This file is gate flips' reading of the repository: plumbing commands only
 // (rev-parse, merge-base, diff-tree, cat-file, and status --porcelain for the
 // work tree), run as history.go runs git — no hooks, fsmonitor, pager, prompt,
-// replace objects, external diff or textconv — with pathspecs taken literally.
+// replace objects, external diff or textconv — with pathspecs taken literally —
+// and the helpers that place and pair the changed paths (RFCs, bundles,
+// renames).
 
 // run runs a git command and returns its standard output; an error quotes the
 // first line git wrote to standard error, naming the subcommand.
@@ -114,4 +118,110 @@ func (g gitRunner) dirty(paths []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// gitPathOf returns p as a path from the top of the work tree, when it lies
+// inside it.
+func gitPathOf(top, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", false
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
+	}
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	rel, err := filepath.Rel(top, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// isRFCPath: RFCS/NNNN-*.md directly in the RFCS directory.
+func isRFCPath(p, rfcsDir string) bool {
+	if p == "" || !strings.HasPrefix(p, rfcsDir) {
+		return false
+	}
+	name := strings.TrimPrefix(p, rfcsDir)
+	return !strings.Contains(name, "/") && rfcFileRE.MatchString(name)
+}
+
+// isBundlePath: a *.json file in a subdirectory of evidence/ (the top-level
+// files there, host-tiers.json and corpus-ledger.json, are policy and ledger).
+func isBundlePath(p, evidenceDir string) bool {
+	rest, ok := strings.CutPrefix(p, evidenceDir)
+	return ok && strings.Contains(rest, "/") && strings.HasSuffix(rest, ".json")
+}
+
+func rfcNumber(p string) string {
+	if m := rfcFileRE.FindStringSubmatch(path.Base(p)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// splitRenames turns each rename keep refuses into a deletion and an addition.
+func splitRenames(cs []treeChange, keep func(treeChange) bool) []treeChange {
+	var out []treeChange
+	for _, c := range cs {
+		if c.Status != 'R' || keep(c) {
+			out = append(out, c)
+			continue
+		}
+		out = append(out,
+			treeChange{Status: 'D', SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath, DstMode: "000000"},
+			treeChange{Status: 'A', DstMode: c.DstMode, DstBlob: c.DstBlob, DstPath: c.DstPath, SrcMode: "000000"})
+	}
+	return out
+}
+
+// pairRenamedRFCs joins an RFC deleted under one name and added under another
+// with the same number into one rename, for renames git's similarity missed.
+func pairRenamedRFCs(cs []treeChange) []treeChange {
+	added := map[string][]int{}
+	for i, c := range cs {
+		if c.Status == 'A' {
+			n := rfcNumber(c.DstPath)
+			added[n] = append(added[n], i)
+		}
+	}
+	drop := map[int]bool{}
+	var out []treeChange
+	for i, c := range cs {
+		if c.Status != 'D' {
+			continue
+		}
+		n := rfcNumber(c.SrcPath)
+		if len(added[n]) != 1 || drop[added[n][0]] {
+			continue
+		}
+		j := added[n][0]
+		a := cs[j]
+		drop[i], drop[j] = true, true
+		out = append(out, treeChange{Status: 'R', SrcMode: c.SrcMode, SrcBlob: c.SrcBlob, SrcPath: c.SrcPath, DstMode: a.DstMode, DstBlob: a.DstBlob, DstPath: a.DstPath})
+	}
+	for i, c := range cs {
+		if !drop[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func changeWord(c treeChange) string {
+	switch {
+	case c.SrcPath == "":
+		return "added"
+	case c.DstPath == "":
+		return "deleted"
+	case c.SrcPath != c.DstPath:
+		return "renamed"
+	}
+	return "modified"
 }

@@ -53,7 +53,7 @@ func TestLoaderJudgesOncePerContent(t *testing.T) {
 	l := &gate.Loader{Options: opts}
 	var calls int
 	l.Progress = func(done, total int) { calls++ }
-	entries, err := l.LoadDir(bundles)
+	entries, err := l.LoadDir(t.Context(), bundles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,17 +63,17 @@ func TestLoaderJudgesOncePerContent(t *testing.T) {
 	if entries[0].File != filepath.Join(bundles, "broken.json") || entries[0].Err == nil || !strings.Contains(entries[0].Err.Error(), "duplicate") {
 		t.Errorf("broken file: %+v", entries[0])
 	}
-	if _, err := l.LoadDir(bundles); err != nil || l.Judged() != 10 {
+	if _, err := l.LoadDir(t.Context(), bundles); err != nil || l.Judged() != 10 {
 		t.Errorf("second run judged again: %d", l.Judged())
 	}
-	if _, err := l.LoadDir(t.TempDir()); err == nil {
+	if _, err := l.LoadDir(t.Context(), t.TempDir()); err == nil {
 		t.Error("empty directory accepted")
 	}
 }
 
 func TestAcceptedFromRequire(t *testing.T) {
 	dir, opts := fixture(t)
-	repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+	repo, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func BenchmarkGateDir(b *testing.B) {
 			b.Logf("%d bundles, %d bytes on disk", n, size)
 			b.ResetTimer()
 			for b.Loop() {
-				repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+				repo, err := gate.Open(b.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 				if err != nil {
 					b.Fatal(err)
 				}

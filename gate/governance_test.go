@@ -94,7 +94,7 @@ func (c *specCopy) edit(t *testing.T, glob, expr, repl string) string {
 
 func (c *specCopy) repo(t *testing.T) *gate.Repo {
 	t.Helper()
-	r, err := gate.Open(gate.Config{Root: c.root})
+	r, err := gate.Open(t.Context(), gate.Config{Root: c.root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestRegisterTokens(t *testing.T) {
 // rows all backticked, 6 open gap rows against an openGaps ratchet of 0).
 func TestAuditSnapshotGovernance(t *testing.T) {
 	dir := snapshotDir(t)
-	r, err := gate.Open(gate.Config{Root: dir})
+	r, err := gate.Open(t.Context(), gate.Config{Root: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -107,8 +108,8 @@ var ErrNoBundles = errors.New("no *.json bundle files")
 // LoadDir reads every *.json file of dir (not recursively), sorted by name. A
 // missing or unreadable directory is an error; a file that cannot be read or
 // parsed is an Entry with Err set, because a committed file that is not a bundle
-// is itself worth reporting.
-func (l *Loader) LoadDir(dir string) ([]*Entry, error) {
+// is itself worth reporting. A cancelled ctx stops it (LoadFiles).
+func (l *Loader) LoadDir(ctx context.Context, dir string) ([]*Entry, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -124,12 +125,14 @@ func (l *Loader) LoadDir(dir string) ([]*Entry, error) {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoBundles)
 	}
 	sort.Strings(files)
-	return l.LoadFiles(files), nil
+	return l.LoadFiles(ctx, files)
 }
 
 // LoadFiles reads and judges the files, in parallel, returning entries in the
-// order given.
-func (l *Loader) LoadFiles(files []string) []*Entry {
+// order given. When ctx is cancelled no further file is started, the files
+// being judged finish, and LoadFiles returns no entries and the context's
+// cause: a run that was interrupted has no verdicts to give.
+func (l *Loader) LoadFiles(ctx context.Context, files []string) ([]*Entry, error) {
 	out := make([]*Entry, len(files))
 	workers := l.Workers
 	if workers <= 0 {
@@ -144,6 +147,9 @@ func (l *Loader) LoadFiles(files []string) []*Entry {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
+				if ctx.Err() != nil {
+					continue // drain: the producer stops sending soon
+				}
 				out[i] = l.loadFileSafely(files[i])
 				if l.Progress != nil {
 					progressMu.Lock()
@@ -154,12 +160,20 @@ func (l *Loader) LoadFiles(files []string) []*Entry {
 			}
 		}()
 	}
+send:
 	for i := range files {
-		jobs <- i
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break send
+		}
 	}
 	close(jobs)
 	wg.Wait()
-	return out
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return out, nil
 }
 
 // loadFileSafely is LoadFile in a worker goroutine, where a panic would kill the

@@ -31,7 +31,10 @@ func TestLoaderJudgesOnceUnderConcurrency(t *testing.T) {
 	}
 	for round := range 3 {
 		l := &Loader{Workers: 16, Options: verify.Options{Registry: profiles.Default()}}
-		entries := l.LoadFiles(files)
+		entries, err := l.LoadFiles(t.Context(), files)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got := l.judgeRuns.Load(); got != 2 || l.Judged() != 2 {
 			t.Fatalf("round %d: %d judge calls, %d cached, for 2 distinct contents", round, got, l.Judged())
 		}

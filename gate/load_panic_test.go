@@ -24,7 +24,10 @@ func TestLoadFilesRecoversAPanic(t *testing.T) {
 		}
 	}
 	defer func() { loadHook = nil }()
-	entries := (&Loader{Workers: 2}).LoadFiles([]string{a, b})
+	entries, err := (&Loader{Workers: 2}).LoadFiles(t.Context(), []string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var pe *panics.Error
 	if !errors.As(entries[0].Err, &pe) || !strings.Contains(entries[0].Err.Error(), "internal error: boom") || !strings.Contains(entries[0].Err.Error(), "please report it") {
 		t.Errorf("a: %v", entries[0].Err)

@@ -50,7 +50,7 @@ func TestLiveBindsOnlyThePublishedSigner(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts.Registry = profiles.Default()
-			repo, err := gate.Open(gate.Config{Root: d, Loader: &gate.Loader{Options: opts}, Live: true, Fetch: live})
+			repo, err := gate.Open(t.Context(), gate.Config{Root: d, Loader: &gate.Loader{Options: opts}, Live: true, Fetch: live})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestLiveAssessmentConcurrent(t *testing.T) {
 	}
 	open := func() *gate.Repo {
 		opts := verify.Options{HostKeys: keys.Set{testkit.HostPublic(), testkit.KeyTier2.Public()}, Registry: profiles.Default()}
-		repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}, Live: true, Fetch: fetch})
+		repo, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}, Live: true, Fetch: fetch})
 		if err != nil {
 			t.Fatal(err)
 		}

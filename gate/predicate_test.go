@@ -34,7 +34,7 @@ func predicateRepo(t *testing.T) (*gate.Repo, string) {
 	if err := os.CopyFS(filepath.Join(dir, "RFCS"), os.DirFS(filepath.Join(snap, "RFCS"))); err != nil {
 		t.Fatal(err)
 	}
-	repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+	repo, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestPredicateRule4Legs(t *testing.T) {
 - [x] done
 `
 	os.WriteFile(filepath.Join(rfcs, "0913-family.md"), []byte(family), 0o644)
-	repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+	repo, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestPredicateRule4Legs(t *testing.T) {
 	edit(t, ledger, func(s string) string {
 		return strings.Replace(s, `"openwop.requirement.0920.corpus-pass":`, `"openwop.requirement.0920.corpus-pass.leg":`, 1)
 	})
-	repo, err = gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+	repo, err = gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestSnapshotNeverPassesWhatUpstreamFails(t *testing.T) {
 	snap := predicateSnapshot(t)
 	_, opts := fixture(t)
 	opts.Keyring = nil
-	repo, err := gate.Open(gate.Config{Root: snap, Loader: &gate.Loader{Options: opts}})
+	repo, err := gate.Open(t.Context(), gate.Config{Root: snap, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}

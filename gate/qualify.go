@@ -2,36 +2,22 @@ package gate
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/certcut/certcut/bundle"
-	"github.com/certcut/certcut/discovery"
-	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/timestamp"
 	"github.com/certcut/certcut/verify"
 )
 
-// LegacyUnmarkedCompanions are companions committed before host.deployment existed,
-// named by witnessSha256 and treated as marked (RFC 0216 §C.10).
-var LegacyUnmarkedCompanions = map[string]string{
-	"c1d336b74698e5c44895201893ae09c8d0017fe1b8ed0dfdbf87c3436c10068e": "openwop-app colocated companion, 2026-09-25 (suite 2.38.0), cut before RFC 0216 §B",
-}
-
-// IsCompanion reports whether a bundle is a colocated companion.
-func IsCompanion(b *bundle.Bundle) bool {
-	if b == nil {
-		return false
-	}
-	_, legacy := LegacyUnmarkedCompanions[b.WitnessSha256]
-	return b.Host.Deployment == bundle.DeploymentColocatedCompanion || legacy
-}
+// A bundle's qualification is made in three parts: the assessment of the
+// signed bundle and its checks (this file), the binding of its unsigned origin
+// to a host tier (qualify_tier.go), and a colocated companion's pairing with its
+// served-host bundle (qualify_pairing.go).
 
 // check is one qualification check of one bundle.
 type check struct {
@@ -56,8 +42,10 @@ func (c check) criterion(ref BundleRef) Criterion {
 
 // assessment is whether one bundle may witness host-tier requirements.
 type assessment struct {
-	// once guards the computation of a cached assessment (assessOfCtx).
-	once      sync.Once
+	// mu guards the computation of a cached assessment (assessOf), settled
+	// says it is made.
+	mu        sync.Mutex
+	settled   bool
 	entry     *Entry
 	checks    []check
 	companion bool
@@ -117,15 +105,15 @@ func (a *assessment) why() []string {
 	return out
 }
 
-// assessOf returns the assessment of an entry, made once per run (cached).
-func (r *Repo) assessOf(e *Entry) *assessment { return r.assessOfCtx(context.Background(), e) }
-
-// assessOfCtx returns the assessment of an entry, made exactly once per run
+// assessOf returns the assessment of an entry, made exactly once per run
 // however many requests ask at the same time: the offline checks and, with
 // --live, the live check when every other check passes (withLive). Every
 // request then reads the same settled assessment, whichever asked first; ctx
-// serves the live fetch of the first to ask.
-func (r *Repo) assessOfCtx(ctx context.Context, e *Entry) *assessment {
+// serves the git subprocesses and the live fetch of the first to ask. An
+// assessment made while ctx was cancelled is returned to that caller only and
+// not kept: the next request makes it again (a cancelled git or fetch must
+// not become a verdict of the run).
+func (r *Repo) assessOf(ctx context.Context, e *Entry) *assessment {
 	r.mu.Lock()
 	slot, ok := r.assess[e]
 	if !ok {
@@ -133,24 +121,31 @@ func (r *Repo) assessOfCtx(ctx context.Context, e *Entry) *assessment {
 		r.assess[e] = slot
 	}
 	r.mu.Unlock()
-	slot.once.Do(func() {
-		a := r.assessNow(e)
-		if a.liveCanDecide() {
-			r.withLive(ctx, a)
-		}
-		slot.settle(a)
-	})
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
+	if slot.settled {
+		return slot
+	}
+	a := r.assessNow(ctx, e)
+	if a.liveCanDecide() {
+		r.withLive(ctx, a)
+	}
+	if ctx.Err() != nil {
+		return a
+	}
+	slot.settle(a)
+	slot.settled = true
 	return slot
 }
 
-// settle copies a computed assessment into the cached slot (its once excepted).
+// settle copies a computed assessment into the cached slot (its lock excepted).
 func (a *assessment) settle(from *assessment) {
 	a.entry, a.checks, a.companion, a.pairedP = from.entry, from.checks, from.companion, from.pairedP
 	a.tier, a.tierName, a.origin, a.liveDone = from.tier, from.tierName, from.origin, from.liveDone
 	a.tierListed, a.unbound, a.tierAwaitsLive = from.tierListed, from.unbound, from.tierAwaitsLive
 }
 
-func (r *Repo) assessNow(e *Entry) *assessment {
+func (r *Repo) assessNow(ctx context.Context, e *Entry) *assessment {
 	a := &assessment{entry: e}
 	if e.Bundle == nil {
 		a.checks = []check{{id: CritVerified, title: "verifies", status: Fail, reason: "unreadable: " + errString(e.Err)}}
@@ -160,14 +155,14 @@ func (r *Repo) assessNow(e *Entry) *assessment {
 	a.origin, _ = bundle.Origin(b.Discovery.URL)
 	a.companion = IsCompanion(b)
 	if a.companion {
-		a.checks = append(a.checks, r.companionCheck(a))
+		a.checks = append(a.checks, r.companionCheck(ctx, a))
 	} else {
 		a.checks = append(a.checks, verifiedCheck(e), r.keyCheck(e))
 	}
 	a.checks = append(a.checks, certifiedCheck(e), relaxationsCheck(b), guardCheck(b))
-	a.checks = append(a.checks, r.declaredChecks(e)...)
+	a.checks = append(a.checks, r.declaredChecks(ctx, e)...)
 	if !a.companion {
-		a.checks = append(a.checks, r.tierCheck(a))
+		a.checks = append(a.checks, r.tierCheck(ctx, a))
 	}
 	return a
 }
@@ -344,492 +339,6 @@ func guardCheck(b *bundle.Bundle) check {
 	}
 	c.status, c.reason = Pass, fmt.Sprintf("no %s relaxation; row %s is absent (never executed-fail)", profiles.EgressGuardObligation, profiles.EgressGuardRow)
 	return c
-}
-
-// tierCheck decides bundle.tier: the host tier of the origin of discovery.url,
-// which no signature covers. It passes only when that origin is bound to the
-// signed bundle — by the keyring entry of the key the signature verified under
-// (keyringPin), by the git history of the committed file (BindByHistory), or by
-// the --live fetch (withLive) — or, weaker, when the user accepts the unsigned
-// URL (Config.TrustUnsignedOrigin). A keyring entry that pins the signing key to
-// other origins FAILs it: the bundle claims another host's origin. Without an
-// offline binder and with --live, the check stays BLOCKED until withLive settles
-// it.
-func (r *Repo) tierCheck(a *assessment) check {
-	c := check{id: CritTier, title: fmt.Sprintf("host tier %d or higher", r.MinTier)}
-	b := a.entry.Bundle
-	switch {
-	case r.Tiers == nil:
-		c.status, c.reason = Blocked, "no host-tier table at "+r.TiersFile+": the tier of "+orDash(a.origin)+" cannot be decided"
-		return c
-	case a.origin == "":
-		c.status, c.reason = Fail, fmt.Sprintf("discovery.url %q has no origin", b.Discovery.URL)
-		return c
-	}
-	pin := r.keyringPin(a.entry)
-	if pin.entry != nil && len(pin.entry.Host.PinnedOrigins()) > 0 && !pin.entry.Host.Pins(a.origin) {
-		c.status, c.reason = Fail, fmt.Sprintf("discovery.url names origin %s, but keyring %s pins the signing key %s (%s) to %s: the bundle claims another host's origin (discovery.url is not signed)",
-			a.origin, pin.keyring, pin.entry.KeyID, pin.fingerprint, strings.Join(pin.entry.Host.PinnedOrigins(), ", "))
-		return c
-	}
-	h, err := r.Tiers.Lookup(b.Discovery.URL)
-	if err != nil || !h.Listed {
-		c.status, c.reason = Fail, fmt.Sprintf("origin %s is not listed in %s: an unknown host never qualifies", a.origin, r.Tiers.Path)
-		return c
-	}
-	a.tier, a.tierName = h.Tier, h.Host
-	if h.Tier < r.MinTier {
-		c.status, c.reason = Fail, fmt.Sprintf("origin %s is tier %d (%s), below --min-tier %d", a.origin, h.Tier, h.Host, r.MinTier)
-		return c
-	}
-	a.tierListed = fmt.Sprintf("origin %s is tier %d (%s) in %s", a.origin, h.Tier, h.Host, r.Tiers.Path)
-	if pin.entry != nil {
-		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by keyring %s entry %s, which pins the signing key with it", a.tierListed, pin.keyring, pin.entry.KeyID)
-		return c
-	}
-	a.unbound = []string{pin.why}
-	// A history that refutes the URL (*HistoryEditError) and one that cannot be
-	// read (*HistoryUnavailableError) both leave the origin unbound; the reason
-	// says which.
-	if dup := r.samePayloadOtherURL(a.entry); dup != nil {
-		a.unbound = append(a.unbound, fmt.Sprintf("git: not consulted: %s carries the same signed payload with discovery.url %s, so the payload binds neither URL", dup.File, dup.Bundle.Discovery.URL))
-		if r.Live {
-			a.tierAwaitsLive = true
-			c.status, c.reason = Blocked, a.tierListed+", but the origin is not bound yet: the --live fetch decides"
-			return c
-		}
-		return r.unboundTier(a, c, "")
-	}
-	hb, err := r.historyOf().bind(a.entry.File, a.entry.Sha256)
-	if err == nil {
-		c.status, c.reason = Pass, fmt.Sprintf("%s; origin bound by git history: discovery.url unchanged since commit %s on the reviewed base %s added it with the signed payload (%d committed version(s) read)", a.tierListed, short(hb.Commit), ShortRev(r.HistoryBase), hb.Versions)
-		return c
-	}
-	var unavailable *HistoryUnavailableError
-	if errors.As(err, &unavailable) {
-		a.unbound = append(a.unbound, "git: "+unavailable.Reason)
-	} else {
-		a.unbound = append(a.unbound, "git: "+err.Error())
-	}
-	if r.Live {
-		a.tierAwaitsLive = true
-		c.status, c.reason = Blocked, a.tierListed+", but the origin is not bound yet: the --live fetch decides"
-		return c
-	}
-	return r.unboundTier(a, c, "")
-}
-
-// historyOf reads the history of the bundles directory and of Root/evidence
-// once per run (buildHistoryIndex), for every bundle the git binder is asked
-// about.
-func (r *Repo) historyOf() *historyIndex {
-	r.historyOnce.Do(func() {
-		dirs := []string{}
-		for _, d := range []string{r.BundlesDir, filepath.Join(r.Root, "evidence")} {
-			if abs, err := filepath.Abs(d); err == nil && !slices.Contains(dirs, abs) {
-				if info, err := os.Stat(abs); err == nil && info.IsDir() {
-					dirs = append(dirs, abs)
-				}
-			}
-		}
-		from := r.BundlesDir
-		if len(dirs) > 0 {
-			from = dirs[0]
-		}
-		r.history = buildHistoryIndex(context.Background(), from, dirs, r.HistoryBase, bundleFacts(r.Entries))
-	})
-	return r.history
-}
-
-// samePayloadOtherURL returns another loaded bundle that carries e's signed
-// payload under another discovery.url: a copy whose URL was changed, which no
-// history of e's own file shows. The payloads are indexed once per run.
-func (r *Repo) samePayloadOtherURL(e *Entry) *Entry {
-	r.byPayloadOnce.Do(func() {
-		r.byPayload = map[string][]*Entry{}
-		for _, o := range r.Entries {
-			if o.Bundle == nil {
-				continue
-			}
-			if p, err := o.Bundle.Attestation(); err == nil {
-				r.byPayload[string(p)] = append(r.byPayload[string(p)], o)
-			}
-		}
-	})
-	mine, err := e.Bundle.Attestation()
-	if err != nil {
-		return nil
-	}
-	for _, o := range r.byPayload[string(mine)] {
-		if o != e && o.Bundle.Discovery.URL != e.Bundle.Discovery.URL {
-			return o
-		}
-	}
-	return nil
-}
-
-// unboundTier settles a tier check no binder held: PASS marked unsigned under
-// --trust-unsigned-origin, else BLOCKED naming the remedy.
-func (r *Repo) unboundTier(a *assessment, c check, live string) check {
-	why := slices.Clone(a.unbound)
-	if live != "" {
-		why = append(why, "live: "+live)
-	}
-	if r.TrustUnsignedOrigin {
-		c.status, c.reason = Pass, fmt.Sprintf("%s; the origin is UNSIGNED: discovery.url is taken as the bundle states it (--trust-unsigned-origin) though nothing binds it (%s)", a.tierListed, strings.Join(why, "; "))
-		return c
-	}
-	c.status, c.reason = Blocked, fmt.Sprintf("%s, but discovery.url is not signed and nothing binds its origin (%s). Pin the signing key with that origin (bundle keys trust --from-bundle %s --origin %s --keyring FILE) and pass --keyring FILE, or run with --live",
-		a.tierListed, strings.Join(why, "; "), a.entry.File, a.origin)
-	return c
-}
-
-// keyPin is the keyring entry of the key a bundle's host signature verified
-// under (matched by the key's bytes, whichever flag supplied it), or why there
-// is none.
-type keyPin struct {
-	entry       *keys.KeyringEntry
-	keyring     string
-	fingerprint string
-	why         string
-}
-
-func (r *Repo) keyringPin(e *Entry) keyPin {
-	v := e.Verdict
-	ring := r.Loader.Options.Keyring
-	switch {
-	case v == nil || !v.SignatureVerified || v.HostKey == nil:
-		return keyPin{why: "keyring: the host signature was not verified under a trusted key"}
-	case ring == nil:
-		return keyPin{why: "keyring: none given"}
-	}
-	pub, err := keys.ParseRawPublic(v.HostKey.PublicKey)
-	if err != nil {
-		return keyPin{why: "keyring: " + err.Error()}
-	}
-	ke, ok := ring.ForKey(pub)
-	switch {
-	case !ok:
-		return keyPin{why: fmt.Sprintf("keyring: %s does not pin the signing key %s", ring.Path, v.HostKey.Fingerprint)}
-	case len(ke.Host.PinnedOrigins()) == 0:
-		return keyPin{why: fmt.Sprintf("keyring: %s pins the signing key as %s with no origin", ring.Path, ke.KeyID)}
-	}
-	return keyPin{entry: &ke, keyring: ring.Path, fingerprint: v.HostKey.Fingerprint}
-}
-
-// companionCheck decides whether a colocated companion pairs with a qualifying,
-// certified served-host bundle P (RFC 0216 §C.9): same host, same image digest,
-// signed under a key P's discovery document publishes for certification bundles
-// (verified through verify), and equivalent discovery documents.
-func (r *Repo) companionCheck(a *assessment) check {
-	c := newCheck(CritCompanion)
-	comp := a.entry.Bundle
-	if r.Anchors == nil {
-		c.status, c.reason = Blocked, "no harness-trust-anchor list at "+r.AnchorsFile+": what a companion may witness cannot be decided"
-		return c
-	}
-	if !allCertified(comp) {
-		c.status, c.reason = Fail, "the companion is not certified, so it pairs with nothing"
-		return c
-	}
-	var tried []string
-	for _, p := range r.Entries {
-		if p == a.entry || p.Bundle == nil || IsCompanion(p.Bundle) || !allCertified(p.Bundle) {
-			continue
-		}
-		why := r.pairingFailures(a.entry, p)
-		if len(why) == 0 {
-			pa := r.assessOf(p)
-			if !pa.qualifies() {
-				tried = append(tried, fmt.Sprintf("%s pairs but does not qualify (%s)", p.File, firstN(pa.why(), 2)))
-				continue
-			}
-			a.pairedP, a.tier, a.tierName = p, pa.tier, pa.tierName
-			c.status, c.reason = Pass, fmt.Sprintf("pairs with %s (sha256 %s, tier %d): same host and image, signed under its published key %s, equivalent discovery; it witnesses only harness-trust-anchor rows", p.File, short(p.Sha256), pa.tier, comp.Signature.KeyID)
-			return c
-		}
-		if !slices.Contains(why, "same-host") {
-			tried = append(tried, fmt.Sprintf("%s: %s", p.File, strings.Join(why, ", ")))
-		}
-	}
-	if _, legacy := LegacyUnmarkedCompanions[comp.WitnessSha256]; legacy {
-		tried = append([]string{"the legacy unmarked companion (RFC 0216 §C.10)"}, tried...)
-	}
-	c.status = Fail
-	if len(tried) == 0 {
-		c.reason = "pairs with nothing: no certified bundle of the same host"
-	} else {
-		c.reason = "pairs with nothing: " + firstN(tried, 3)
-	}
-	return c
-}
-
-func allCertified(b *bundle.Bundle) bool {
-	if len(b.ClaimedProfiles) == 0 {
-		return false
-	}
-	for _, p := range b.ClaimedProfiles {
-		if !p.Certified {
-			return false
-		}
-	}
-	return true
-}
-
-// pairingFailures lists why p cannot be the companion's pair (empty: it pairs).
-func (r *Repo) pairingFailures(ce, pe *Entry) []string {
-	comp, p := ce.Bundle, pe.Bundle
-	var why []string
-	if comp.Host.Name != p.Host.Name || comp.Host.Vendor != p.Host.Vendor {
-		why = append(why, "same-host")
-	}
-	cb, pb := comp.Host.Build, p.Host.Build
-	if !(cb.Kind == bundle.BuildImageDigest && pb.Kind == bundle.BuildImageDigest && cb.ID != "" && cb.ID == pb.ID) {
-		why = append(why, "same-image")
-	}
-	if len(why) > 0 {
-		// The cheap conditions failed: the pair is out, and the costly ones (a full
-		// verification, two canonicalisations) would only add reasons.
-		return why
-	}
-	if !r.attributable(ce, pe) {
-		why = append(why, "attributable")
-	}
-	if !r.equivalentDiscovery(ce, pe) {
-		why = append(why, "equivalent-discovery")
-	}
-	return why
-}
-
-// attributable: the companion's key id is published by P for certification
-// bundles, and the companion verifies under it with zero rejections.
-func (r *Repo) attributable(ce, pe *Entry) bool {
-	comp, p := ce.Bundle, pe.Bundle
-	if comp.Signature == nil || p.Discovery.Document == nil {
-		return false
-	}
-	published, _ := keys.SigningKeys(*p.Discovery.Document)
-	var entry *keys.SigningKey
-	for i := range published {
-		if published[i].KeyID == comp.Signature.KeyID && published[i].Use == keys.UseCertificationBundle {
-			entry = &published[i]
-		}
-	}
-	if entry == nil {
-		return false
-	}
-	pub, err := keys.ParseRawPublic(entry.PublicKey)
-	if err != nil {
-		return false
-	}
-	// One verification per companion and published key, however many served-host
-	// bundles publish that key: many copies of one host cost one check each.
-	cacheKey := ce.Sha256 + "|" + entry.KeyID + "|" + entry.PublicKey + "|" + entry.RetiredAt
-	r.mu.Lock()
-	v, ok := r.pairing[cacheKey]
-	r.mu.Unlock()
-	if !ok {
-		// The entry keeps the companion's facts, not its tree: judge it whole.
-		whole, err := r.Loader.Reload(ce)
-		if err != nil {
-			return false
-		}
-		opts := verify.Options{Registry: r.Loader.Options.Registry, VerifierKeys: r.Loader.Options.VerifierKeys, Keyring: r.Loader.Options.Keyring,
-			HostKeys: keys.Set{{Key: pub, KeyID: entry.KeyID, Source: keys.SourceDiscovery, Origin: pe.File + " discovery.document", RetiredAt: entry.RetiredAt}}}
-		v = verify.Bundle(whole, nil, opts)
-		r.mu.Lock()
-		r.pairing[cacheKey] = v
-		r.mu.Unlock()
-	}
-	return len(v.Rejections) == 0 && v.SignatureVerified
-}
-
-// equivalentDiscovery compares the documents with each one's origin replaced by
-// "<origin>" in every string and the oidc lane's issuers removed. Each entry's
-// normalised form is computed once per run, however many pairs it is tried in.
-func (r *Repo) equivalentDiscovery(a, b *Entry) bool {
-	ca, okA := r.normalisedCanonical(a)
-	cb, okB := r.normalisedCanonical(b)
-	return okA && okB && ca == cb
-}
-
-func (r *Repo) normalisedCanonical(e *Entry) (string, bool) {
-	r.mu.Lock()
-	c, ok := r.normalised[e]
-	r.mu.Unlock()
-	if ok {
-		return c, c != ""
-	}
-	if n, ok := normalisedDiscovery(e.Bundle); ok {
-		if data, err := bundle.Canonical(n); err == nil {
-			c = string(data)
-		}
-	}
-	r.mu.Lock()
-	r.normalised[e] = c
-	r.mu.Unlock()
-	return c, c != ""
-}
-
-func normalisedDiscovery(b *bundle.Bundle) (bundle.Value, bool) {
-	if b.Discovery.Document == nil {
-		return bundle.Value{}, false
-	}
-	origin, _ := bundle.Origin(b.Discovery.URL)
-	doc := replaceOrigin(*b.Discovery.Document, origin)
-	if auth, ok := doc.Get("auth"); ok && auth.Kind() == bundle.Object {
-		if lanes, ok := auth.Get("lanes"); ok && lanes.Kind() == bundle.Array {
-			items := slices.Clone(lanes.Items())
-			for i, l := range items {
-				if name, _ := l.Get("lane"); l.Kind() == bundle.Object {
-					if s, _ := name.Str(); s == "oidc" {
-						items[i] = l.Without("issuers")
-					}
-				}
-			}
-			doc = doc.With("auth", auth.With("lanes", bundle.ArrayValue(items...)))
-		}
-	}
-	return doc, true
-}
-
-func replaceOrigin(v bundle.Value, origin string) bundle.Value {
-	switch v.Kind() {
-	case bundle.String:
-		s, _ := v.Str()
-		if origin != "" && strings.Contains(s, origin) {
-			return bundle.StringValue(strings.ReplaceAll(s, origin, "<origin>"))
-		}
-		return v
-	case bundle.Array:
-		items := make([]bundle.Value, len(v.Items()))
-		for i, it := range v.Items() {
-			items[i] = replaceOrigin(it, origin)
-		}
-		return bundle.ArrayValue(items...)
-	case bundle.Object:
-		ms := make([]bundle.Member, len(v.Members()))
-		for i, m := range v.Members() {
-			ms[i] = bundle.Member{Name: m.Name, Value: replaceOrigin(m.Value, origin)}
-		}
-		return bundle.ObjectValue(ms...)
-	}
-	return v
-}
-
-// liveResult is one live fetch, cached by URL.
-type liveResult struct {
-	sha string
-	doc *bundle.Value // the live document, when fetched
-	err error
-}
-
-// liveCheck compares the bundle's discovery.sha256 with the live document
-// (Deployed, not merged).
-func (r *Repo) liveCheck(ctx context.Context, e *Entry) check {
-	c := newCheck(CritLive)
-	b := e.Bundle
-	url := b.Discovery.URL
-	r.mu.Lock()
-	res, ok := r.live[url]
-	r.mu.Unlock()
-	if !ok {
-		major := b.Suite.TargetMajor
-		doc, err := r.Fetch(ctx, url, major)
-		res = liveResult{err: err}
-		if err == nil {
-			res.sha = doc.Sha256
-			v := doc.Value
-			res.doc = &v
-		}
-		r.mu.Lock()
-		r.live[url] = res
-		r.mu.Unlock()
-	}
-	switch {
-	case res.err != nil:
-		c.status, c.reason = Blocked, "could not fetch the live document: "+res.err.Error()
-	case res.sha != b.Discovery.Sha256:
-		c.status, c.reason = Fail, fmt.Sprintf("drifted: %s now hashes to %s, the bundle captured %s — the deployed revision is not the one this bundle measured (GOVERNANCE §\"Deployed, not merged\")", url, short(res.sha), short(b.Discovery.Sha256))
-	default:
-		c.status, c.reason = Pass, fmt.Sprintf("%s hashes to %s, as captured", url, short(res.sha))
-	}
-	return c
-}
-
-// withLive adds the live check to an assessment being made (once), and settles
-// the tier check from it when no offline binder held. Only assessOfCtx calls it,
-// before the assessment is shared.
-func (r *Repo) withLive(ctx context.Context, a *assessment) {
-	if !r.Live || a.liveDone || a.entry.Bundle == nil {
-		return
-	}
-	a.liveDone = true
-	target := a.entry
-	if a.companion && a.pairedP != nil {
-		target = a.pairedP // a companion is not internet-reachable; its pair is the deployment
-	}
-	live := r.liveCheck(ctx, target)
-	a.checks = append(a.checks, live)
-	if !a.tierAwaitsLive {
-		return
-	}
-	a.tierAwaitsLive = false
-	for i := range a.checks {
-		if a.checks[i].id != CritTier {
-			continue
-		}
-		canonical := a.origin + discovery.WellKnownPath
-		switch {
-		case live.status == Pass && target.Bundle.Discovery.URL == canonical:
-			// The origin's own /.well-known/openwop hashes to the signed
-			// discovery.sha256: that origin serves what the signed bundle captured.
-			// That binds the origin to the signer only when the origin publishes
-			// the key the signature verified under: a copy of another host's
-			// public document signed with one's own key binds nothing.
-			if why := r.livePublishesSigner(target); why != "" {
-				a.checks[i] = r.unboundTier(a, a.checks[i], why)
-				continue
-			}
-			a.checks[i].status, a.checks[i].reason = Pass, fmt.Sprintf("%s; origin bound by live fetch: %s", a.tierListed, live.reason)
-		case live.status == Pass:
-			// Any path of a host can serve a copy (a user's page, an upload): only
-			// the origin's own well-known document speaks for the origin.
-			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch binds an origin only through %s, and discovery.url is %s", canonical, target.Bundle.Discovery.URL))
-		default:
-			a.checks[i] = r.unboundTier(a, a.checks[i], fmt.Sprintf("the live fetch did not bind it (%s)", strings.ToLower(string(live.status))))
-		}
-	}
-}
-
-// livePublishesSigner says why the live document of the entry's discovery.url
-// does not speak for its signer ("" when it does): the host signature must have
-// verified under a key, and the live document must publish that key — the same
-// key id with the same public key bytes — in signingKeys[].
-func (r *Repo) livePublishesSigner(e *Entry) string {
-	v := e.Verdict
-	if v == nil || !v.SignatureVerified || v.HostKey == nil {
-		return "the live fetch binds an origin only to a signature verified under a key the origin publishes, and the host signature was not verified"
-	}
-	want, err := keys.ParseRawPublic(v.HostKey.PublicKey)
-	if err != nil {
-		return "the live fetch binds nothing: the verifying key cannot be read (" + err.Error() + ")"
-	}
-	r.mu.Lock()
-	res := r.live[e.Bundle.Discovery.URL]
-	r.mu.Unlock()
-	if res.doc != nil {
-		published, _ := keys.SigningKeys(*res.doc)
-		for _, k := range published {
-			if k.KeyID != v.Summary.SignatureKeyID {
-				continue
-			}
-			if pub, err := keys.ParseRawPublic(k.PublicKey); err == nil && pub.Equal(want) {
-				return ""
-			}
-		}
-	}
-	return fmt.Sprintf("the live document of %s does not publish the key the signature verified under (%s, %s): the origin serves that document, but it does not vouch for this signer", e.Bundle.Discovery.URL, orDash(v.Summary.SignatureKeyID), v.HostKey.Fingerprint)
 }
 
 func short(s string) string {

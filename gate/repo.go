@@ -97,8 +97,8 @@ type Repo struct {
 	byPayloadOnce sync.Once
 	byPayload     map[string][]*Entry
 	// history is the evidence history, read once (historyOf).
-	historyOnce sync.Once
-	history     *historyIndex
+	historyMu sync.Mutex
+	history   *historyIndex
 }
 
 // InputError is a policy or evidence file that exists but cannot be used; the CLI
@@ -110,8 +110,9 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Open loads the bundles and the policy files. A missing policy file is not an
 // error (the criteria that need it are BLOCKED); a malformed one, or a missing
-// bundles directory, is an *InputError.
-func Open(cfg Config) (*Repo, error) {
+// bundles directory, is an *InputError. A cancelled ctx stops the loading and
+// Open returns the context's cause.
+func Open(ctx context.Context, cfg Config) (*Repo, error) {
 	if cfg.BundlesDir == "" {
 		root := cfg.Root
 		if root == "" {
@@ -123,7 +124,10 @@ func Open(cfg Config) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := r.Loader.LoadDir(r.BundlesDir)
+	entries, err := r.Loader.LoadDir(ctx, r.BundlesDir)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("bundles directory: %w", err)}
 	}

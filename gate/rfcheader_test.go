@@ -123,7 +123,7 @@ func TestAuditAndAcceptedHeaderProblems(t *testing.T) {
 	write("0238-decoy.md", flipRFC("0238", "<!-- | **Status** | `Active` | -->\n"+statusRow("Accepted")))
 	write("0148-old.md", flipRFC("0148", statusRow("Accepted")))
 	write("0150-old-odd.md", flipRFC("0150", "| **Status** | `accepted` |"))
-	repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+	repo, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestAuditAndAcceptedHeaderProblems(t *testing.T) {
 // reasoned skip does not witness the id; negative-existence is, so it does.
 func TestAcceptedVerdictClasses(t *testing.T) {
 	dir, opts := fixture(t)
-	repo, err := gate.Open(gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
+	repo, err := gate.Open(t.Context(), gate.Config{Root: dir, Loader: &gate.Loader{Options: opts}})
 	if err != nil {
 		t.Fatal(err)
 	}

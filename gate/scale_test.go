@@ -54,7 +54,7 @@ func BenchmarkScaleGateAccepted(b *testing.B) {
 			req := gate.AcceptedRequest{Require: []string{scaleRequire}}
 			u := testkit.StartUsage()
 			for b.Loop() {
-				r, err := gate.Open(gate.Config{Root: repo, BundlesDir: dir, KeyringPath: filepath.Join(repo, "keyring.json"),
+				r, err := gate.Open(b.Context(), gate.Config{Root: repo, BundlesDir: dir, KeyringPath: filepath.Join(repo, "keyring.json"),
 					Loader: &gate.Loader{Options: opts, KeepRow: req.RowFilter()}})
 				if err != nil {
 					b.Fatal(err)
@@ -81,7 +81,7 @@ func BenchmarkScaleCensus(b *testing.B) {
 			u := testkit.StartUsage()
 			for b.Loop() {
 				l := &gate.Loader{Options: opts, KeepRow: gate.RowFilter(queries)}
-				entries, err := l.LoadDir(dir)
+				entries, err := l.LoadDir(b.Context(), dir)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -35,7 +35,7 @@ func TestLoaderReadsTokens(t *testing.T) {
 	os.WriteFile(timestamp.HostFile(filepath.Join(dir, "b.json")), tsa.Reply(sig, at, false), 0o644)
 	os.WriteFile(timestamp.HostFile(filepath.Join(dir, "c.json")), tsa.Reply(sig, at.Add(time.Hour), false), 0o644)
 	l := &gate.Loader{Options: verify.Options{HostKeys: keys.Set{testkit.HostPublic()}, Registry: profiles.Default(), TSA: timestamp.NewTrust(tsa.CA)}}
-	entries, err := l.LoadDir(dir)
+	entries, err := l.LoadDir(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

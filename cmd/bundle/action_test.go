@@ -386,7 +386,7 @@ func TestActionOnCorpus(t *testing.T) {
 		for _, want := range []string{
 			"gate accepted RFC 0211: PASS (18 pass, 0 fail, 1 blocked)\n",
 			"gate flips " + base[:12] + "..",
-			": PASS — 1 flip(s) to Accepted gated, 0 Status change(s) not gated, 1 check(s) on the change's evidence and policy\n",
+			": PASS — 1 flip(s) to Accepted gated, 0 Status change(s) not gated, 2 check(s) on the change's evidence and policy\n",
 		} {
 			if !strings.Contains(res.stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
@@ -413,13 +413,20 @@ func TestActionOnCorpus(t *testing.T) {
 		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(repo, "certcut.sarif"))), &sarif); err != nil {
 			t.Fatal(err)
 		}
-		if len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 20 {
+		// 21 results: the predicate's 19 criteria, the change's Stable-banner
+		// check and its repository-rules check (flips.corpus-rules), both PASS.
+		if len(sarif.Runs) != 1 || len(sarif.Runs[0].Results) != 21 {
 			t.Fatalf("SARIF: %+v", sarif)
 		}
+		corpusRules := false
 		for _, res := range sarif.Runs[0].Results {
 			if res.Kind != "pass" && res.RuleID != "waiver.register-absent" {
 				t.Errorf("SARIF result %+v", res)
 			}
+			corpusRules = corpusRules || res.RuleID == "flips.corpus-rules"
+		}
+		if !corpusRules {
+			t.Errorf("no flips.corpus-rules result: %+v", sarif)
 		}
 		os.Remove(filepath.Join(repo, "certcut.sarif"))
 	})

@@ -52,7 +52,7 @@ func newCensusCmd() *cobra.Command {
 				return err
 			}
 			loader := &gate.Loader{Options: opts, Progress: progress(cmd.ErrOrStderr(), "reading bundles"), KeepRow: gate.RowFilter(queries)}
-			entries, err := loader.LoadDir(dir)
+			entries, err := loader.LoadDir(cmd.Context(), dir)
 			if err != nil {
 				return inputError(fmt.Errorf("--bundles: %w", err))
 			}

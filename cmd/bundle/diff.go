@@ -20,7 +20,10 @@ func newDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			entries := (&gate.Loader{Options: opts}).LoadFiles(args)
+			entries, err := (&gate.Loader{Options: opts}).LoadFiles(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
 			for _, e := range entries {
 				if e.Bundle == nil {
 					return inputError(fmt.Errorf("%s: %v", e.File, e.Err))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate"
 	"github.com/certcut/certcut/gate/rfc"
 	"github.com/certcut/certcut/render"
@@ -81,8 +81,8 @@ func (r *repoFlags) config(cmd *cobra.Command, trust *trustFlags) (gate.Config, 
 
 // open loads the repository; when none was named or found, the error says to
 // pass --repo.
-func (r *repoFlags) open(cfg gate.Config) (*gate.Repo, error) {
-	repo, err := gate.Open(cfg)
+func (r *repoFlags) open(ctx context.Context, cfg gate.Config) (*gate.Repo, error) {
+	repo, err := gate.Open(ctx, cfg)
 	if err != nil {
 		if r.unknown && errors.Is(err, os.ErrNotExist) {
 			return nil, inputError(fmt.Errorf("%w; this is not a spec repository (no evidence/ here or above the files given): pass --repo DIR", err))
@@ -182,21 +182,17 @@ func runGateAccepted(cmd *cobra.Command, o *gateAcceptedOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg.Loader.KeepRow = func(row bundle.Row) bool {
-		for _, req := range reqs {
-			if req.RowFilter()(row) {
-				return true
-			}
-		}
-		return false
-	}
-	r, err := o.repo.open(cfg)
+	cfg.Loader.KeepRow = gate.KeepRowsFor(reqs...)
+	r, err := o.repo.open(cmd.Context(), cfg)
 	if err != nil {
 		return err
 	}
 	var reps []*gate.Report
 	for _, req := range reqs {
 		reps = append(reps, r.Accepted(cmd.Context(), req))
+	}
+	if err := context.Cause(cmd.Context()); err != nil {
+		return err // interrupted: no report, no verdict (exit 130)
 	}
 	if err := render.WriteGate(cmd.OutOrStdout(), reps, o.out.gateOptions(cmd)); err != nil {
 		return err
@@ -254,11 +250,14 @@ func newGateAuditCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r, err := repo.open(cfg)
+			r, err := repo.open(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
 			audit, err := r.Audit(cmd.Context(), args[0])
+			if cause := context.Cause(cmd.Context()); cause != nil {
+				return cause // interrupted: no report, no verdict (exit 130)
+			}
 			if err != nil {
 				return inputError(err)
 			}

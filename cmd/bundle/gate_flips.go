@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -47,6 +48,9 @@ func runGateFlips(cmd *cobra.Command, o *gateFlipsOptions) error {
 		return err
 	}
 	rep, err := gate.Flips(cmd.Context(), cfg, gate.FlipsRequest{Base: o.base, Head: o.head})
+	if cause := context.Cause(cmd.Context()); cause != nil {
+		return cause // interrupted: no report, no verdict (exit 130)
+	}
 	var inErr *gate.InputError
 	switch {
 	case errors.As(err, &inErr):

@@ -68,7 +68,7 @@ func runKeysTrust(cmd *cobra.Command, o *keysTrustOptions) error {
 			pinned = append(pinned, n)
 		}
 	}
-	src, err := o.source(len(pinned) > 0)
+	src, err := o.source(cmd.Context(), len(pinned) > 0)
 	if err != nil {
 		return err
 	}
@@ -126,13 +126,13 @@ func runKeysTrust(cmd *cobra.Command, o *keysTrustOptions) error {
 }
 
 // source reads the keys to pin from the one --from-* flag given.
-func (o *keysTrustOptions) source(hasOrigin bool) (*gate.PinSource, error) {
+func (o *keysTrustOptions) source(ctx context.Context, hasOrigin bool) (*gate.PinSource, error) {
 	var src *gate.PinSource
 	var err error
 	flag, from := "--from-discovery", o.fromDiscovery
 	switch {
 	case o.fromDiscovery != "":
-		src, err = gate.PinFromDiscovery(context.Background(), o.fromDiscovery, o.major, o.onlyIDs)
+		src, err = gate.PinFromDiscovery(ctx, o.fromDiscovery, o.major, o.onlyIDs)
 	case o.fromPEM != "":
 		flag, from = "--from-pem", o.fromPEM
 		switch {
