@@ -420,7 +420,7 @@ type rowIndex struct {
 
 type rowRef struct {
 	e *Entry
-	i int // index in e.Bundle.Results.Requirements
+	i int // index in e.Bundle.Rows
 }
 
 func newRowIndex(entries []*Entry) rowIndex {
@@ -430,7 +430,7 @@ func newRowIndex(entries []*Entry) rowIndex {
 			continue
 		}
 		ix.read++
-		for i, row := range e.Bundle.Results.Requirements {
+		for i, row := range e.Bundle.Rows {
 			for end := len(row.ID); end > 0; end = strings.LastIndexByte(row.ID[:end], '.') {
 				ix.rows[row.ID[:end]] = append(ix.rows[row.ID[:end]], rowRef{e, i})
 			}
@@ -459,7 +459,7 @@ func (r *Repo) requirementCriterion(ctx context.Context, q rfc.Requirement, decl
 		e := refs[i].e
 		var rows []bundle.Row
 		for ; i < len(refs) && refs[i].e == e; i++ {
-			row := e.Bundle.Results.Requirements[refs[i].i]
+			row := e.Bundle.Rows[refs[i].i]
 			if row.ID == q.ID || !declared[row.ID] {
 				rows = append(rows, row)
 			}

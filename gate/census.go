@@ -157,7 +157,7 @@ func TakeCensus(dir string, entries []*Entry, queries []Query) *Census {
 				continue
 			}
 			carried, passed := false, false
-			for _, row := range e.Bundle.Results.Requirements {
+			for _, row := range e.Bundle.Rows {
 				if !q.Matches(row) {
 					continue
 				}

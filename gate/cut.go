@@ -57,7 +57,7 @@ func Cut(req CutRequest) *Report {
 		return rep
 	}
 	b := e.Bundle
-	rows := b.Results.Requirements
+	rows := b.Rows
 	majors, majorsErr := readMajors(req.ScenarioMajors)
 
 	// Witness.

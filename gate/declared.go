@@ -67,7 +67,7 @@ func (r *Repo) MaturityOf(e *Entry) (declaration.Maturity, bool) {
 	if r.Declaration == nil || e.Bundle == nil {
 		return declaration.Maturity{}, false
 	}
-	return declaration.CheckMaturity(e.Bundle, r.familyKeys(), r.Declaration, r.MaturityFirstSuite), true
+	return declaration.CheckMaturity(e.Bundle.members(), r.familyKeys(), r.Declaration, r.MaturityFirstSuite), true
 }
 
 // maturityCheck decides bundle.maturity for one bundle: FAIL when the bound

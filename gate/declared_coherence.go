@@ -23,7 +23,7 @@ func (r *Repo) coherenceCriteria() []Criterion {
 		}
 		ref := e.Ref()
 		var bad []string
-		for _, row := range e.Bundle.Results.Requirements {
+		for _, row := range e.Bundle.Rows {
 			if bundle.IsCoherenceRowID(row.ID, list.Names) {
 				bad = append(bad, row.ID)
 			}

@@ -29,7 +29,7 @@ func TestCoherenceIDs(t *testing.T) {
 	// Find an openwop.it.<name>.… row of a committed bundle to name in the directory.
 	var name string
 	for _, e := range openSnapshot(t, dir, opts, gate.Config{}).Entries {
-		for _, row := range e.Bundle.Results.Requirements {
+		for _, row := range e.Bundle.Rows {
 			if rest, ok := strings.CutPrefix(row.ID, "openwop.it."); ok && strings.Contains(rest, ".") && name == "" {
 				name = strings.SplitN(rest, ".", 2)[0]
 			}

@@ -28,7 +28,7 @@ func (r *Repo) extWitnesses(ctx context.Context) map[string][]declaration.ExtWit
 			continue
 		}
 		var fams []string
-		for _, row := range e.Bundle.Results.Requirements {
+		for _, row := range e.Bundle.Rows {
 			if m := familyRowRE.FindStringSubmatch(row.ID); m != nil && row.Result == "executed-pass" {
 				fams = append(fams, m[1])
 			}

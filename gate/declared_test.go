@@ -136,7 +136,7 @@ func TestDeclaredMaturityRelabelled(t *testing.T) {
 	var row string
 	for _, e := range r.Entries {
 		if filepath.Base(e.File) == "myndhyve.json" {
-			row = e.Bundle.Results.Requirements[0].ID
+			row = e.Bundle.Rows[0].ID
 		}
 	}
 	found := false

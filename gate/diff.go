@@ -127,7 +127,7 @@ func Diff(a, b *Entry) *DiffReport {
 		}
 		d.Fields = append(d.Fields, DiffChange{Field: name, Binding: binding, From: from, To: to})
 	}
-	keyOf := func(x *bundle.Bundle) string {
+	keyOf := func(x *Facts) string {
 		if x.Signature == nil {
 			return ""
 		}
@@ -166,16 +166,16 @@ func Diff(a, b *Entry) *DiffReport {
 }
 
 func side(e *Entry) DiffSide {
-	s := DiffSide{File: e.File, Sha256: e.Sha256, Verdict: string(e.Outcome()), Totals: bundle.CountRows(e.Bundle.Results.Requirements), Certified: []string{}}
+	s := DiffSide{File: e.File, Sha256: e.Sha256, Verdict: string(e.Outcome()), Totals: bundle.CountRows(e.Bundle.Rows), Certified: []string{}}
 	if e.Verdict != nil {
 		s.Certified = append(s.Certified, e.Verdict.CertifiedProfiles...)
 	}
 	return s
 }
 
-func rowMap(b *bundle.Bundle) map[string]bundle.Row {
-	m := make(map[string]bundle.Row, len(b.Results.Requirements))
-	for _, r := range b.Results.Requirements {
+func rowMap(b *Facts) map[string]bundle.Row {
+	m := make(map[string]bundle.Row, len(b.Rows))
+	for _, r := range b.Rows {
 		if _, dup := m[r.ID]; !dup {
 			m[r.ID] = r
 		}
@@ -192,7 +192,7 @@ func sortedKeys(m map[string]bundle.Row) []string {
 	return ks
 }
 
-func claimed(b *bundle.Bundle) string {
+func claimed(b *Facts) string {
 	var ids []string
 	for _, p := range b.ClaimedProfiles {
 		ids = append(ids, p.ID)
@@ -200,7 +200,7 @@ func claimed(b *bundle.Bundle) string {
 	return strings.Join(ids, ", ")
 }
 
-func relaxations(b *bundle.Bundle) string {
+func relaxations(b *Facts) string {
 	var out []string
 	for _, r := range b.Host.Relaxations {
 		out = append(out, r.Obligation)
@@ -208,7 +208,7 @@ func relaxations(b *bundle.Bundle) string {
 	return strings.Join(out, ", ")
 }
 
-func rung(b *bundle.Bundle) string {
+func rung(b *Facts) string {
 	if b.Durability == nil {
 		return ""
 	}
@@ -216,7 +216,7 @@ func rung(b *bundle.Bundle) string {
 }
 
 // otherHost says how two bundles name different hosts, or "".
-func otherHost(a, b *bundle.Bundle) string {
+func otherHost(a, b *Facts) string {
 	originA, _ := bundle.Origin(a.Discovery.URL)
 	originB, _ := bundle.Origin(b.Discovery.URL)
 	if a.Host.Name == b.Host.Name && originA == originB {

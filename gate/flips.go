@@ -708,7 +708,12 @@ func judgeBytes(name string, data []byte, opts verify.Options) *Entry {
 		e.Err = fmt.Errorf("not a bundle: the file is not valid I-JSON: %w", err)
 		return e
 	}
-	e.Bundle, e.Verdict = b, verify.Bundle(b, problems, opts)
+	e.Verdict = verify.Bundle(b, problems, opts)
+	e.Bundle = factsOf(b, nil) // every row: a version is diffed whole
+	if d := b.Discovery.Document; d != nil {
+		c := d.Clone()
+		e.Bundle.Discovery.Document = &c
+	}
 	if v, ok := payloadOf(b.Raw); ok {
 		v.ok = true
 		e.signed = v

@@ -94,7 +94,7 @@ func sameSigner(a, b *Entry) bool {
 	return implementationName(a.Bundle) == implementationName(b.Bundle)
 }
 
-func implementationName(b *bundle.Bundle) string {
+func implementationName(b *Facts) string {
 	if b.Discovery.Document == nil {
 		return ""
 	}

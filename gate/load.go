@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,18 +17,16 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/detach"
 	"github.com/certcut/certcut/internal/panics"
-	"github.com/certcut/certcut/profiles"
 	"github.com/certcut/certcut/timestamp"
 	"github.com/certcut/certcut/verify"
 )
 
 // Entry is one bundle file, read and judged once.
 //
-// Bundle holds the facts of the bundle, not its parse tree: the typed members
-// (strings copied out of the input), the rows the Loader keeps (Loader.KeepRow),
-// each without its Raw value, and the discovery document, one copy per distinct
-// content. Bundle.Raw is empty and Bundle.Detail nil: the tree is dropped once the
-// bundle is judged, so that a run over thousands of bundles keeps kilobytes per
+// Bundle holds the facts of the bundle (Facts), not its parse tree: the typed
+// members, the rows the Loader keeps (Loader.KeepRow) and the discovery
+// document, one copy per distinct content. The tree is dropped once the bundle
+// is judged, so that a run over thousands of bundles keeps kilobytes per
 // bundle, not the file.
 type Entry struct {
 	File   string
@@ -37,7 +34,7 @@ type Entry struct {
 	// Err is set when the file could not be read or is not I-JSON; Bundle and
 	// Verdict are then nil.
 	Err     error
-	Bundle  *bundle.Bundle
+	Bundle  *Facts
 	Verdict *verify.Verdict
 	// signed is the discovery.url and signed payload read from the parse tree,
 	// for the history binder.
@@ -71,7 +68,7 @@ func (e *Entry) Outcome() verify.Outcome {
 type judged struct {
 	once    sync.Once
 	err     error
-	bundle  *bundle.Bundle
+	bundle  *Facts
 	verdict *verify.Verdict
 	signed  version
 }
@@ -287,39 +284,16 @@ func (l *Loader) judge(key string, data []byte, ts verify.Timestamps) *judged {
 	return j
 }
 
-// facts returns what an Entry keeps of a judged bundle: its typed members with
-// their own strings, the rows KeepRow keeps without their Raw values, no Raw
-// tree, and the discovery document shared among bundles whose documents have the
-// same canonical digest (docDigest, from the verdict; "" when it could not be
-// computed, and then the document is copied on its own).
-func (l *Loader) facts(b *bundle.Bundle, docDigest string) *bundle.Bundle {
-	f := *b
-	f.Raw = bundle.Value{}
-	f.Detail = nil // a view of the rows, which nothing reads from an Entry
-	var rows []bundle.Row
-	for _, r := range b.Results.Requirements {
-		if l.KeepRow == nil || l.KeepRow(r) || r.ID == profiles.EgressGuardRow {
-			r.Raw = bundle.Value{}
-			// The decoder takes these from slabs shared by all the rows.
-			if r.Assertions != nil {
-				n := *r.Assertions
-				r.Assertions = &n
-			}
-			if r.Detail != nil {
-				d := *r.Detail
-				r.Detail = &d
-			}
-			rows = append(rows, r)
-		}
-	}
-	f.Results.Requirements = slices.Clone(rows) // exactly as long as the rows kept
-	doc := f.Discovery.Document
-	f.Discovery.Document = nil
-	detach.Strings(&f)
-	if doc != nil {
+// facts returns what an Entry keeps of a judged bundle (factsOf, with the
+// Loader's KeepRow), the discovery document shared among bundles whose
+// documents have the same canonical digest (docDigest, from the verdict; ""
+// when it could not be computed, and then the document is copied on its own).
+func (l *Loader) facts(b *bundle.Bundle, docDigest string) *Facts {
+	f := factsOf(b, l.KeepRow)
+	if doc := b.Discovery.Document; doc != nil {
 		f.Discovery.Document = l.sharedDocument(*doc, docDigest)
 	}
-	return &f
+	return f
 }
 
 // sharedDocument returns the loader's copy of a discovery document with the given

@@ -305,7 +305,7 @@ func certifiedCheck(e *Entry) check {
 	return c
 }
 
-func relaxationsCheck(b *bundle.Bundle) check {
+func relaxationsCheck(b *Facts) check {
 	c := newCheck(CritRelaxations)
 	if len(b.Host.Relaxations) == 0 {
 		c.status, c.reason = Pass, "host.relaxations is absent or empty"
@@ -319,7 +319,7 @@ func relaxationsCheck(b *bundle.Bundle) check {
 	return c
 }
 
-func guardCheck(b *bundle.Bundle) check {
+func guardCheck(b *Facts) check {
 	c := newCheck(CritGuard)
 	for _, r := range b.Host.Relaxations {
 		if r.Obligation == profiles.EgressGuardObligation {
@@ -327,7 +327,7 @@ func guardCheck(b *bundle.Bundle) check {
 			return c
 		}
 	}
-	for _, r := range b.Results.Requirements {
+	for _, r := range b.Rows {
 		if r.ID == profiles.EgressGuardRow {
 			if r.Result == bundle.ExecutedFail {
 				c.status, c.reason = Fail, fmt.Sprintf("row %s is executed-fail: the guard was open (undeclared relaxation observed)", profiles.EgressGuardRow)

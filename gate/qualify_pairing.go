@@ -18,7 +18,7 @@ var LegacyUnmarkedCompanions = map[string]string{
 }
 
 // IsCompanion reports whether a bundle is a colocated companion.
-func IsCompanion(b *bundle.Bundle) bool {
+func IsCompanion(b *Facts) bool {
 	if b == nil {
 		return false
 	}
@@ -73,7 +73,7 @@ func (r *Repo) companionCheck(ctx context.Context, a *assessment) check {
 	return c
 }
 
-func allCertified(b *bundle.Bundle) bool {
+func allCertified(b *Facts) bool {
 	if len(b.ClaimedProfiles) == 0 {
 		return false
 	}
@@ -180,7 +180,7 @@ func (r *Repo) normalisedCanonical(e *Entry) (string, bool) {
 	return c, c != ""
 }
 
-func normalisedDiscovery(b *bundle.Bundle) (bundle.Value, bool) {
+func normalisedDiscovery(b *Facts) (bundle.Value, bool) {
 	if b.Discovery.Document == nil {
 		return bundle.Value{}, false
 	}
