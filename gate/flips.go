@@ -280,7 +280,7 @@ func startFlips(ctx context.Context, cfg Config, req FlipsRequest) (*flipsRun, e
 		rep.Notes = append(rep.Notes, "the clone is shallow, so the git binder is not used for bundle.tier (fetch the whole history: actions/checkout with fetch-depth: 0)")
 	}
 	f.registerPolicy(top)
-	if dirty, err := g.dirty(f.watched()); err != nil {
+	if dirty, err := g.dirty(append(f.watched(), f.governanceGitPaths()...)); err != nil {
 		return nil, &InputError{Err: err}
 	} else if len(dirty) > 0 {
 		return fail("uncommitted changes the gate would read: %s. gate flips compares commits but reads the work tree: commit or stash them", firstN(dirty, 3))

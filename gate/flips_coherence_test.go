@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,32 +136,41 @@ func TestFlipsCorpusRules(t *testing.T) {
 			t.Fatalf("run on a change that touches none of its inputs: %+v", c)
 		}
 	})
-	t.Run("the work tree is not read", func(t *testing.T) {
+	t.Run("an uncommitted file the rules read is refused", func(t *testing.T) {
 		f := start(t)
 		f.commit(map[string][]byte{"spec/v2/core/old.md": banner("Some words first.\n\n")})
 		if err := os.WriteFile(filepath.Join(f.dir, "spec", "v2", "core", "dirty.md"), banner(""), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep := f.flips(t, f.opts)
-		if c, _ := criterion(rep.Changes, gate.CritCorpusRules); c.Status != gate.Pass {
-			t.Fatalf("an uncommitted file was read: %+v", c)
+		_, err := gate.Flips(t.Context(), gate.Config{Root: f.dir, Loader: &gate.Loader{Options: f.opts}}, gate.FlipsRequest{Base: f.base})
+		var in *gate.InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), "uncommitted changes the gate would read: spec/v2/core/dirty.md") {
+			t.Fatalf("%v", err)
 		}
 	})
 }
 
-// The coherence rules of a status flip read the head commit's banners, not an
-// uncommitted page in the work tree (which gate flips never reads).
+// The coherence rules of a status flip read the head commit's banners, and an
+// uncommitted page or waiver register beside the change is refused (before,
+// the rules read the work tree, where such a page passed or failed the flip).
 func TestFlipsCoherenceReadsHeadCommit(t *testing.T) {
 	f := newFlipsRepo(t, map[string][]byte{"0901-cited.md": flipRFC("0901", statusRow("Accepted"))})
 	f.commit(map[string][]byte{"RFCS/0901-cited.md": flipRFC("0901", statusRow("Active"))})
-	if err := os.MkdirAll(filepath.Join(f.dir, "spec", "v2", "core"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(f.dir, "spec", "v2", "core", "page.md"), []byte("# A page\n\n> **Status: Stable · 2026-11-01 · RFC 0901 §A.**\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"spec/v2/core/page.md", "docs/WAIVER-RETROSPECTIVE-REGISTER.md"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(f.dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(f.dir, p), []byte("# A page\n\n> **Status: Stable · 2026-11-01 · RFC 0901 §A.**\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := gate.Flips(t.Context(), gate.Config{Root: f.dir, Loader: &gate.Loader{Options: f.opts}}, gate.FlipsRequest{Base: f.base})
+		if err == nil || !strings.Contains(err.Error(), "uncommitted changes the gate would read: "+p) {
+			t.Fatalf("%s: %v", p, err)
+		}
+		os.Remove(filepath.Join(f.dir, p))
 	}
 	rep := f.flips(t, f.opts)
 	if ban, ok := criterion(rep.Changes, string(gate.CritStableBanner)); !ok || ban.Status != gate.Pass {
-		t.Fatalf("an uncommitted banner was read: %+v", rep.Changes.Criteria)
+		t.Fatalf("%+v", rep.Changes.Criteria)
 	}
 }

@@ -29,6 +29,17 @@ func init() {
 // (governance, registerCriteria), from the spec repository's root.
 var governancePaths = []string{"RFCS", "spec/v2", "spec/v1/gaps.json", "docs/WAIVER-RETROSPECTIVE-REGISTER.md", "docs/witness-baseline.json"}
 
+// governanceGitPaths are governancePaths as git paths of the work tree. gate
+// flips refuses to run when any has uncommitted changes: the Accepted report of
+// a flip reads them from the checked-out files.
+func (f *flipsRun) governanceGitPaths() []string {
+	out := make([]string, len(governancePaths))
+	for i, p := range governancePaths {
+		out[i] = f.prefix + p
+	}
+	return out
+}
+
 // snapshot is the governance inputs of one commit, written from git's blobs
 // into a private directory: the rules read the commit, never the work tree.
 type snapshot struct {
@@ -54,11 +65,7 @@ func (f *flipsRun) governanceAt(commit string) (*snapshot, error) {
 		return nil, err
 	}
 	s := &snapshot{commit: commit, dir: dir}
-	args := []string{"ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--"}
-	for _, p := range governancePaths {
-		args = append(args, f.prefix+p)
-	}
-	out, err := f.g.run(args...)
+	out, err := f.g.run(append([]string{"ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--"}, f.governanceGitPaths()...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +159,7 @@ func (f *flipsRun) shown(s *snapshot, c Criterion) Criterion {
 // governanceChanged reports whether the change touches a file the governance
 // rules read; when it does not, both commits give the rules the same input.
 func (f *flipsRun) governanceChanged() (bool, error) {
-	args := []string{"diff-tree", "-r", "--name-only", "-z", "--no-renames", f.rep.MergeBase, f.rep.Head.Commit, "--"}
-	for _, p := range governancePaths {
-		args = append(args, f.prefix+p)
-	}
-	out, err := f.g.run(args...)
+	out, err := f.g.run(append([]string{"diff-tree", "-r", "--name-only", "-z", "--no-renames", f.rep.MergeBase, f.rep.Head.Commit, "--"}, f.governanceGitPaths()...)...)
 	if err != nil {
 		return false, err
 	}
