@@ -187,9 +187,9 @@ func newCompletionCmd() *cobra.Command {
 const annotationPublicKey = "certcut/public-key"
 
 // addKMSTimeout gives every command that takes a signing key (--key: mint, sign,
-// attest, keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag, and
-// passes its value to keys.LoadSigner through the command's context
-// (keys.WithKMSTimeout), which bounds every KMS call by it.
+// attest, keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag;
+// loadSigner passes its value to keys.LoadSigner as the signer's timeout
+// (keys.WithTimeout), which bounds every KMS and token call by it.
 func addKMSTimeout(root *cobra.Command) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -205,11 +205,20 @@ func addKMSTimeout(root *cobra.Command) {
 			if *timeout <= 0 {
 				return usageErrorf("--kms-timeout %s: give a positive duration, e.g. 30s", *timeout)
 			}
-			cmd.SetContext(keys.WithKMSTimeout(cmd.Context(), *timeout))
 			return nil
 		})
 	}
 	walk(root)
+}
+
+// kmsTimeout is the signer option for the command's --kms-timeout
+// (keys.DefaultKMSTimeout for a command without it).
+func kmsTimeout(cmd *cobra.Command) keys.SignerOption {
+	d, err := cmd.Flags().GetDuration("kms-timeout")
+	if err != nil {
+		d = keys.DefaultKMSTimeout
+	}
+	return keys.WithTimeout(d)
 }
 
 // exactArgs and minArgs wrap cobra's argument checks as usage errors.
