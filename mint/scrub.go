@@ -168,8 +168,11 @@ func (s *SecretSet) DropPublished(doc *bundle.Value, at string) {
 	if doc == nil || len(s.Values) == 0 {
 		return
 	}
-	found := map[string]string{} // secret -> first pointer
 	sc := newScrubber(s.Values)
+	if !sc.anyIn(*doc) {
+		return // the common case: the walk below, with its pointers, finds nothing
+	}
+	found := map[string]string{} // secret -> first pointer
 	var path []pathToken
 	look := func(text string, suffix string) {
 		if !sc.mayHold(text) {
@@ -336,6 +339,32 @@ func (s *scrubber) mayHold(text string) bool {
 		return false
 	}
 	return true
+}
+
+// anyIn reports whether a string or a member name in v holds one of the
+// secrets: the same test as the scrub's, without keeping a path.
+func (s *scrubber) anyIn(v bundle.Value) bool {
+	holds := func(text string) bool {
+		return s.mayHold(text) && slices.ContainsFunc(s.minimal, func(secret string) bool { return strings.Contains(text, secret) })
+	}
+	switch v.Kind() {
+	case bundle.String:
+		str, _ := v.Str()
+		return holds(str)
+	case bundle.Array:
+		for _, item := range v.Items() {
+			if !s.inert(item) && s.anyIn(item) {
+				return true
+			}
+		}
+	case bundle.Object:
+		for _, m := range v.Members() {
+			if holds(m.Name) || !s.inert(m.Value) && s.anyIn(m.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pathToken is a member name, or an array index when index >= 0.
