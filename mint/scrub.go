@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +31,7 @@ func RedactionMarker(secret string) string {
 
 // secretEnvName matches the OPENWOP_* environment variables whose values are
 // secrets (the reference evidenceSecretsFromEnv rule).
-var secretEnvName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL`)
+var secretEnvName = lazyre.New(`KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL`)
 
 // MinEnvSecretLen is the shortest value of a secret-named OPENWOP_* variable that
 // is taken for a secret. Shorter values are settings (an algorithm name, a flag, a
@@ -56,14 +56,14 @@ var commonWords = map[string]bool{
 }
 
 // numberForm matches a value that is a number (a TTL, a port, a count).
-var numberForm = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+var numberForm = lazyre.New(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
 // notASecret says why the value of a secret-named environment variable is not
 // taken for a secret, or "" when it is one.
 func notASecret(value string) string {
 	v := strings.TrimSpace(value)
 	switch {
-	case numberForm.MatchString(v):
+	case numberForm().MatchString(v):
 		return "a number"
 	case commonWords[strings.ToLower(v)]:
 		return "an algorithm name or a boolean"
@@ -123,7 +123,7 @@ func CollectSecrets(given []string, env []string, keyPEM []byte, exempt ...strin
 	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, "OPENWOP_") || !secretEnvName.MatchString(name) {
+		if !ok || !strings.HasPrefix(name, "OPENWOP_") || !secretEnvName().MatchString(name) {
 			continue
 		}
 		if strings.TrimSpace(value) == "" || slices.Contains(exempt, value) || slices.Contains(exempt, strings.TrimSpace(value)) {

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/certcut/certcut/internal/lazyre"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/certcut/certcut/keys"
@@ -108,13 +108,13 @@ func group(name, use, short string, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
-var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ ]+)`)
+var unknownFlagRE = lazyre.New(`^unknown flag: --([^ ]+)`)
 
 // flagError makes a flag error a usage error, with the nearest flag the command
 // has when the name is mistyped.
 func flagError(cmd *cobra.Command, err error) error {
 	hint := ""
-	if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := unknownFlagRE().FindStringSubmatch(err.Error()); m != nil {
 		if near := nearestFlag(cmd, m[1]); near != "" {
 			hint = "; did you mean --" + near + "?"
 		}
