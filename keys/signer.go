@@ -23,7 +23,10 @@ import (
 )
 
 // Signer is a loaded Ed25519 signing key: a sigstore signer (a local key, a KMS
-// key or a PKCS#11 token key) and its public key.
+// key or a PKCS#11 token key) and its public key. A KMS or token key's calls —
+// each SignMessage, PublicKey — wait at most the timeout it was loaded with
+// (WithTimeout), and no longer than the context their options carry
+// (options.WithContext) allows; a local key never waits.
 type Signer struct {
 	signature.Signer
 	// Public is the Ed25519 public key, read from the key itself (for KMS keys, from
