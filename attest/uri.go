@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/internal/lazyre"
 	"net/url"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -53,7 +53,7 @@ func ParseURIBase(s string) (URIBase, error) {
 }
 
 // scpLike matches git's scp-like remotes: [user@]host:path.
-var scpLike = regexp.MustCompile(`^(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):([^/].*)$`)
+var scpLike = lazyre.New(`^(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):([^/].*)$`)
 
 // RemoteURL turns a git remote into the https URL of the repository: scp-like
 // (git@host:owner/repo.git) and ssh:// remotes become https://host/owner/repo,
@@ -62,7 +62,7 @@ var scpLike = regexp.MustCompile(`^(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):([^/].*
 func RemoteURL(remote string) (string, bool) {
 	remote = strings.TrimSpace(remote)
 	var host, path string
-	if m := scpLike.FindStringSubmatch(remote); m != nil && !strings.Contains(remote, "://") {
+	if m := scpLike().FindStringSubmatch(remote); m != nil && !strings.Contains(remote, "://") {
 		host, path = m[1], m[2]
 	} else {
 		u, err := url.Parse(remote)

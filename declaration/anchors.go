@@ -2,7 +2,7 @@ package declaration
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 	"sort"
 	"strings"
 
@@ -35,10 +35,11 @@ type AnchorTableRow struct {
 }
 
 var (
-	anchorTableHeadRE = regexp.MustCompile(`(?m)^### Harness-trust-anchor rows[^\n]*$`)
-	anchorTableEndRE  = regexp.MustCompile(`(?m)^#{2,3} `)
-	anchorTableRowRE  = regexp.MustCompile("^\\|\\s*`openwop\\.")
-	anchorTokenRE     = regexp.MustCompile("`(openwop\\.[^`]*)`")
+	anchorTableHeadRE = lazyre.New(`(?m)^### Harness-trust-anchor rows[^\n]*$`)
+	anchorTableEndRE  = lazyre.New(`(?m)^#{2,3} `)
+	anchorTableRowRE  = lazyre.New("^\\|\\s*`openwop\\.")
+	anchorTokenRE     = lazyre.New("`(openwop\\.[^`]*)`")
+	anchorIDRE        = lazyre.New(`^openwop\.(requirement|scenario)\.[a-z0-9.-]+$`)
 )
 
 // AnchorTables returns the ids named by the "### Harness-trust-anchor rows"
@@ -52,20 +53,20 @@ func AnchorTables(rfcs []AnchorRFC) map[string]AnchorTableRow {
 		if x.Status != "Active" && x.Status != "Accepted" {
 			continue
 		}
-		loc := anchorTableHeadRE.FindIndex(x.Text)
+		loc := anchorTableHeadRE().FindIndex(x.Text)
 		if loc == nil {
 			continue
 		}
 		body := x.Text[loc[1]:]
-		if end := anchorTableEndRE.FindIndex(body); end != nil {
+		if end := anchorTableEndRE().FindIndex(body); end != nil {
 			body = body[:end[0]]
 		}
 		line := 1 + strings.Count(string(x.Text[:loc[1]]), "\n")
 		for i, l := range strings.Split(string(body), "\n") {
-			if !anchorTableRowRE.MatchString(l) {
+			if !anchorTableRowRE().MatchString(l) {
 				continue
 			}
-			if m := anchorTokenRE.FindStringSubmatch(l); m != nil {
+			if m := anchorTokenRE().FindStringSubmatch(l); m != nil {
 				out[m[1]] = AnchorTableRow{ID: m[1], RFC: x.Number, File: x.File, Line: line + i, Status: x.Status}
 			}
 		}
@@ -77,7 +78,7 @@ func AnchorTables(rfcs []AnchorRFC) map[string]AnchorTableRow {
 // be an exact requirement or scenario id, with no *, ?, .. and no trailing dot.
 func AnchorIDProblem(id string) string {
 	switch {
-	case !regexp.MustCompile(`^openwop\.(requirement|scenario)\.[a-z0-9.-]+$`).MatchString(id):
+	case !anchorIDRE().MatchString(id):
 		return "is not an exact openwop.requirement. or openwop.scenario. id"
 	case strings.ContainsAny(id, "*?"):
 		return "holds a wildcard"

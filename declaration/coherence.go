@@ -3,10 +3,10 @@ package declaration
 import (
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -23,7 +23,7 @@ type CoherenceList struct {
 	Source string `json:"source"`
 }
 
-var coherenceNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+var coherenceNameRE = lazyre.New(`^[a-z0-9][a-z0-9-]*$`)
 
 // ReadCoherenceList reads the names from the spec repository at root: the
 // .test.ts stems of conformance/src/coherence/ when that directory exists, else
@@ -37,7 +37,7 @@ func ReadCoherenceList(root string) (CoherenceList, error) {
 		var names []string
 		for _, e := range ents {
 			stem, ok := strings.CutSuffix(e.Name(), ".test.ts")
-			if ok && !e.IsDir() && coherenceNameRE.MatchString(stem) {
+			if ok && !e.IsDir() && coherenceNameRE().MatchString(stem) {
 				names = append(names, stem)
 			}
 		}
@@ -99,7 +99,7 @@ func coherenceFromSchema(data []byte, name string) ([]string, error) {
 	}
 	names := strings.Split(list, "|")
 	for _, n := range names {
-		if !coherenceNameRE.MatchString(n) {
+		if !coherenceNameRE().MatchString(n) {
 			return nil, fmt.Errorf("%s: coherence name %q is not a file stem", name, n)
 		}
 	}

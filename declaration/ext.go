@@ -3,10 +3,10 @@ package declaration
 import (
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -35,16 +35,16 @@ type ExtReadme struct {
 }
 
 var (
-	extStatusRE = regexp.MustCompile(`(?i)Status:\s*\**\s*(Draft|Stable|Retired|Note)\b`)
-	notFamilyRE = regexp.MustCompile(`(?i)not a (declared )?(extension )?family|notes?, not a family|outside this rule`)
+	extStatusRE = lazyre.New(`(?i)Status:\s*\**\s*(Draft|Stable|Retired|Note)\b`)
+	notFamilyRE = lazyre.New(`(?i)not a (declared )?(extension )?family|notes?, not a family|outside this rule`)
 )
 
 // ParseExtReadme reads the Status of one extension README: the first
 // "Status:" (optionally bolded) followed by Draft, Stable, Retired or Note, in
 // any case, anywhere in the text.
 func ParseExtReadme(dir, file string, text []byte) ExtReadme {
-	x := ExtReadme{Dir: dir, File: file, SaysNotAFamily: notFamilyRE.Match(text)}
-	if m := extStatusRE.FindSubmatchIndex(text); m != nil {
+	x := ExtReadme{Dir: dir, File: file, SaysNotAFamily: notFamilyRE().Match(text)}
+	if m := extStatusRE().FindSubmatchIndex(text); m != nil {
 		s := strings.ToLower(string(text[m[2]:m[3]]))
 		x.Status = strings.ToUpper(s[:1]) + s[1:]
 		x.Line = 1 + strings.Count(string(text[:m[0]]), "\n")

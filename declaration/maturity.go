@@ -2,7 +2,7 @@ package declaration
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -93,12 +93,12 @@ func (m Maturity) OverstatedList() string {
 	return strings.Join(parts, ", ")
 }
 
-var minorRE = regexp.MustCompile(`^(\d+)\.(\d+)`)
+var minorRE = lazyre.New(`^(\d+)\.(\d+)`)
 
 // MajorMinor reads the major and minor of a version as upstream does (its
 // leading digits.digits; the patch and anything after are ignored).
 func MajorMinor(v string) (int, int, bool) {
-	m := minorRE.FindStringSubmatch(v)
+	m := minorRE().FindStringSubmatch(v)
 	if m == nil {
 		return 0, 0, false
 	}

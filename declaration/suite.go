@@ -3,7 +3,7 @@ package declaration
 import (
 	_ "embed"
 	"fmt"
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 	"strconv"
 
 	"github.com/certcut/certcut/bundle"
@@ -32,11 +32,11 @@ type Advisories struct {
 	File string `json:"-"`
 }
 
-var semverRE = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
+var semverRE = lazyre.New(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 
 // ParseSuiteVersion reads an exact major.minor.patch version.
 func ParseSuiteVersion(v string) ([3]int, bool) {
-	m := semverRE.FindStringSubmatch(v)
+	m := semverRE().FindStringSubmatch(v)
 	if m == nil {
 		return [3]int{}, false
 	}

@@ -182,22 +182,24 @@ func tokenFailure(code, flags uint, cause error) (error, string) {
 // given on a command line: pin-value is accepted. It loads the module, finds the
 // one token and the one private key the URI names, logs in with the URI's PIN,
 // refuses a key that is not Ed25519 (ErrNotEd25519) and reads the public key from
-// the token. Every call to the token is bounded by KMSTimeout(ctx). Failures are
+// the token. Every call to the token is bounded by the timeout (WithTimeout,
+// DefaultKMSTimeout when not given); loading is also bounded by ctx, and each
+// signature by the context its options carry (options.WithContext). Failures are
 // *PKCS11URIError (the URI) or *PKCS11Error (the module, token, PIN or key); none
 // quotes the PIN. Close the Signer to end the session.
-func LoadPKCS11Signer(ctx context.Context, ref string) (*Signer, error) {
+func LoadPKCS11Signer(ctx context.Context, ref string, opts ...SignerOption) (*Signer, error) {
 	u, err := ParsePKCS11URI(ref)
 	if err != nil {
 		return nil, err
 	}
-	return loadPKCS11URI(ctx, u)
+	return loadPKCS11URI(ctx, u, newSignerConfig(opts))
 }
 
-func loadPKCS11URI(ctx context.Context, u *PKCS11URI) (*Signer, error) {
+func loadPKCS11URI(ctx context.Context, u *PKCS11URI, c signerConfig) (*Signer, error) {
 	if u.Object == "" && u.ID == nil {
 		return nil, &PKCS11URIError{Reason: "name the key with object=LABEL or id=%XX…"}
 	}
-	return loadPKCS11(ctx, u)
+	return loadPKCS11(ctx, u, c.timeout)
 }
 
 // GeneratePKCS11Key creates an Ed25519 key pair on the token the URI names (its
@@ -207,8 +209,9 @@ func loadPKCS11URI(ctx context.Context, u *PKCS11URI) (*Signer, error) {
 // (creating a private key needs a login). A token that holds an object with the
 // label or id already is refused (ErrTokenKeyExists): a token key is never
 // replaced. The pair is checked by signing with it; if that fails the pair is
-// destroyed. The Signer's Ref is the new key's URI (without a PIN).
-func GeneratePKCS11Key(ctx context.Context, ref, label string) (*Signer, error) {
+// destroyed. The Signer's Ref is the new key's URI (without a PIN). Calls to the
+// token are bounded as LoadPKCS11Signer's are (WithTimeout).
+func GeneratePKCS11Key(ctx context.Context, ref, label string, opts ...SignerOption) (*Signer, error) {
 	u, err := ParsePKCS11URI(TrimRef(ref))
 	if err != nil {
 		return nil, hideRef(err, ref)
@@ -219,7 +222,7 @@ func GeneratePKCS11Key(ctx context.Context, ref, label string) (*Signer, error) 
 	if label == "" {
 		return nil, &PKCS11URIError{Reason: "give the new key a label: object=LABEL"}
 	}
-	return generatePKCS11(ctx, u, label)
+	return generatePKCS11(ctx, u, label, newSignerConfig(opts).timeout)
 }
 
 // withinToken runs one call to a token, waiting at most timeout (withinKMS); past

@@ -312,13 +312,14 @@ func (s *pkcs11Signer) PublicKey(...signature.PublicKeyOption) (crypto.PublicKey
 }
 
 // SignMessage signs the message itself with CKM_EDDSA (pure Ed25519), waiting at
-// most the signer's timeout for the token.
-func (s *pkcs11Signer) SignMessage(message io.Reader, _ ...signature.SignOption) ([]byte, error) {
+// most the signer's timeout for the token, and no longer than the context opts
+// carry (options.WithContext) allows.
+func (s *pkcs11Signer) SignMessage(message io.Reader, opts ...signature.SignOption) ([]byte, error) {
 	msg, err := io.ReadAll(message)
 	if err != nil {
 		return nil, err
 	}
-	return withinToken(context.Background(), s.timeout, s.uri, "signing", func() ([]byte, error) {
+	return withinToken(callContext(opts), s.timeout, s.uri, "signing", func() ([]byte, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.t == nil || s.t.sh == 0 {
@@ -359,10 +360,9 @@ func (s *pkcs11Signer) Close() error {
 	return nil
 }
 
-// loadPKCS11 opens the token and the key u names, bounded by KMSTimeout(ctx).
-func loadPKCS11(ctx context.Context, u *PKCS11URI) (*Signer, error) {
+// loadPKCS11 opens the token and the key u names, bounded by timeout and ctx.
+func loadPKCS11(ctx context.Context, u *PKCS11URI, timeout time.Duration) (*Signer, error) {
 	uri := u.String()
-	timeout := KMSTimeout(ctx)
 	return withinToken(ctx, timeout, uri, "opening the token", func() (*Signer, error) {
 		t, err := openToken(u, false)
 		if err != nil {
@@ -500,7 +500,7 @@ func publicOnToken(t *tokenSession, key pkcs11.ObjectHandle) (ed25519.PublicKey,
 
 // generatePKCS11 creates an Ed25519 key pair on the token u names, labelled
 // label, and returns a signer over it.
-func generatePKCS11(ctx context.Context, u *PKCS11URI, label string) (*Signer, error) {
+func generatePKCS11(ctx context.Context, u *PKCS11URI, label string, timeout time.Duration) (*Signer, error) {
 	id := u.ID
 	if id == nil {
 		id = make([]byte, 16)
@@ -515,7 +515,6 @@ func generatePKCS11(ctx context.Context, u *PKCS11URI, label string) (*Signer, e
 	shown := *u
 	shown.Object = label
 	uri := shown.String()
-	timeout := KMSTimeout(ctx)
 	return withinToken(ctx, timeout, uri, "generating the key", func() (*Signer, error) {
 		t, err := openToken(u, true)
 		if err != nil {

@@ -3,9 +3,9 @@ package keys
 import (
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -106,7 +106,7 @@ func ParsePKCS11URI(s string) (*PKCS11URI, error) {
 		}
 		if !pathAttrs[name] {
 			shown := "a path attribute"
-			if attrName.MatchString(name) {
+			if attrName().MatchString(name) {
 				shown = "path attribute " + name
 			}
 			return fmt.Errorf("%s is not one certcut reads (token, manufacturer, serial, model, slot-id, object, id, type)", shown)
@@ -170,7 +170,7 @@ func eachAttr(part, sep string, quoteNames bool, f func(name, value string) erro
 		}
 		name = strings.ToLower(name)
 		shown := "an attribute"
-		if attrName.MatchString(name) && (quoteNames || pathAttrs[name] || queryAttrs[name]) {
+		if attrName().MatchString(name) && (quoteNames || pathAttrs[name] || queryAttrs[name]) {
 			shown = name
 		}
 		if seen[name] {
@@ -192,7 +192,7 @@ func eachAttr(part, sep string, quoteNames bool, f func(name, value string) erro
 }
 
 // attrName is what an attribute name looks like; anything else is not quoted.
-var attrName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+var attrName = lazyre.New(`^[a-z][a-z0-9-]{0,31}$`)
 
 func (u *PKCS11URI) setPath(name, value string) error {
 	switch name {

@@ -1,8 +1,8 @@
 package keys
 
 import (
+	"github.com/certcut/certcut/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -15,11 +15,11 @@ import (
 
 // pinValue finds pin-value attributes in any spelling a reader might accept
 // (its name percent-encoded, any case), with the value up to the next separator.
-var pinValue = regexp.MustCompile(`(?i)pin(?:-|%2d)value(?:=|%3d)([^&;?#\s]*)`)
+var pinValue = lazyre.New(`(?i)pin(?:-|%2d)value(?:=|%3d)([^&;?#\s]*)`)
 
 // HasPINValue reports whether ref carries a pin-value anywhere, whether or not
 // it parses as a PKCS#11 URI.
-func HasPINValue(ref string) bool { return pinValue.MatchString(ref) }
+func HasPINValue(ref string) bool { return pinValue().MatchString(ref) }
 
 // TrimRef returns ref without surrounding white space when what is left is a
 // PKCS#11 URI, a KMS URI or an env: reference: white space is never part of
@@ -96,7 +96,7 @@ func redactParams(query string) string {
 // pin-values, and a URI's password and parameter values.
 func refSecrets(ref string) []string {
 	var out []string
-	for _, m := range pinValue.FindAllStringSubmatch(ref, -1) {
+	for _, m := range pinValue().FindAllStringSubmatch(ref, -1) {
 		out = append(out, m[1])
 		if d, err := url.PathUnescape(m[1]); err == nil && d != m[1] {
 			out = append(out, d)

@@ -53,8 +53,10 @@ func Verify(pub ed25519.PublicKey, message []byte, sig string) error {
 
 // Sign signs message with any sigstore signer (a PEM key, a KMS key) and returns the
 // signature as unpadded base64url. Ed25519 signs the message itself, never a digest.
-func Sign(s signature.Signer, message []byte) (string, error) {
-	sig, err := s.SignMessage(bytes.NewReader(message))
+// opts go to the signer: options.WithContext(ctx) bounds a KMS or token signature
+// by ctx as well as by the signer's timeout.
+func Sign(s signature.Signer, message []byte, opts ...signature.SignOption) (string, error) {
+	sig, err := s.SignMessage(bytes.NewReader(message), opts...)
 	if err != nil {
 		return "", err
 	}
@@ -66,8 +68,8 @@ func Sign(s signature.Signer, message []byte) (string, error) {
 
 // SignBundle signs a sealed bundle as its host: it sets signature (and
 // host.signingKeyId when empty) and re-encodes b.Raw. keyID must equal
-// host.signingKeyId when that is set.
-func SignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error {
+// host.signingKeyId when that is set. opts go to the signer (Sign).
+func SignBundle(b *bundle.Bundle, s signature.Signer, keyID string, opts ...signature.SignOption) error {
 	if !KeyIDPattern.MatchString(keyID) {
 		return fmt.Errorf("key id %q does not match %s", keyID, KeyIDPattern)
 	}
@@ -77,7 +79,7 @@ func SignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error {
 	if b.Host.SigningKeyID != keyID {
 		return fmt.Errorf("key id %q is not host.signingKeyId %q; sign with the key the bundle names", keyID, b.Host.SigningKeyID)
 	}
-	sig, err := signAttestation(b, s)
+	sig, err := signAttestation(b, s, opts...)
 	if err != nil {
 		return err
 	}
@@ -87,15 +89,16 @@ func SignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error {
 }
 
 // CountersignBundle adds an independent verifier's signature over the same
-// attestation payload. It refuses the host's own key id.
-func CountersignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error {
+// attestation payload. It refuses the host's own key id. opts go to the signer
+// (Sign).
+func CountersignBundle(b *bundle.Bundle, s signature.Signer, keyID string, opts ...signature.SignOption) error {
 	if !KeyIDPattern.MatchString(keyID) {
 		return fmt.Errorf("key id %q does not match %s", keyID, KeyIDPattern)
 	}
 	if b.Signature != nil && keyID == b.Signature.KeyID || keyID == b.Host.SigningKeyID {
 		return fmt.Errorf("verifier key id %q is the host's own key id; an independent verifier signs with its own key", keyID)
 	}
-	sig, err := signAttestation(b, s)
+	sig, err := signAttestation(b, s, opts...)
 	if err != nil {
 		return err
 	}
@@ -104,10 +107,10 @@ func CountersignBundle(b *bundle.Bundle, s signature.Signer, keyID string) error
 	return nil
 }
 
-func signAttestation(b *bundle.Bundle, s signature.Signer) (string, error) {
+func signAttestation(b *bundle.Bundle, s signature.Signer, opts ...signature.SignOption) (string, error) {
 	payload, err := b.Attestation() // = bundle.Attestation(b.Value()), without building the document
 	if err != nil {
 		return "", err
 	}
-	return Sign(s, payload)
+	return Sign(s, payload, opts...)
 }

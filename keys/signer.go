@@ -16,13 +16,17 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/kms"
+	"github.com/sigstore/sigstore/pkg/signature/options"
 
 	// The HashiCorp Vault (and OpenBao) transit provider: hashivault:// key URIs.
 	_ "github.com/sigstore/sigstore/pkg/signature/kms/hashivault"
 )
 
 // Signer is a loaded Ed25519 signing key: a sigstore signer (a local key, a KMS
-// key or a PKCS#11 token key) and its public key.
+// key or a PKCS#11 token key) and its public key. A KMS or token key's calls —
+// each SignMessage, PublicKey — wait at most the timeout it was loaded with
+// (WithTimeout), and no longer than the context their options carry
+// (options.WithContext) allows; a local key never waits.
 type Signer struct {
 	signature.Signer
 	// Public is the Ed25519 public key, read from the key itself (for KMS keys, from
@@ -87,24 +91,26 @@ func IsKMS(ref string) bool { return !IsPKCS11(ref) && strings.Contains(ref, ":/
 //     PKCS#11 URI; a pin-value in that URI is refused (ErrPINValueRecorded).
 //   - a path to a PKCS#8 PEM file, refused when group or others can read it.
 //
-// Every call to a KMS or a token is bounded by KMSTimeout(ctx). Errors never quote
+// Every call to a KMS or a token is bounded by the signer's timeout (WithTimeout;
+// DefaultKMSTimeout when not given) and by ctx while loading; each later call to
+// the Signer honours a context given as options.WithContext. Errors never quote
 // key material or a PIN. Close the Signer when done (it ends a token session).
 //
 // A reference with white space around a PKCS#11 URI, KMS URI or env: reference
 // is read without it (TrimRef). Errors show the reference only as ShownRef does:
 // never a pin-value, a URI's password or token, whatever the reference turned out
 // to be (a mistyped scheme is read as a file path).
-func LoadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*Signer, error) {
+func LoadSigner(ctx context.Context, ref string, opts ...SignerOption) (*Signer, error) {
 	s, err := loadSigner(ctx, TrimRef(ref), opts...)
 	return s, hideRef(err, ref)
 }
 
-func loadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*Signer, error) {
+func loadSigner(ctx context.Context, ref string, opts ...SignerOption) (*Signer, error) {
 	switch {
 	case ref == "":
 		return nil, errors.New("no signing key given")
 	case IsPKCS11(ref):
-		return LoadPKCS11Signer(ctx, ref)
+		return LoadPKCS11Signer(ctx, ref, opts...)
 	case IsKMS(ref):
 		return LoadKMSSigner(ctx, ref, opts...)
 	case strings.HasPrefix(ref, EnvPrefix):
@@ -121,7 +127,7 @@ func loadSigner(ctx context.Context, ref string, opts ...signature.RPCOption) (*
 			if u.HasPINValue() {
 				return nil, fmt.Errorf("environment variable %s: %w", name, ErrPINValueRecorded)
 			}
-			s, err := loadPKCS11URI(ctx, u)
+			s, err := loadPKCS11URI(ctx, u, newSignerConfig(opts))
 			if err != nil {
 				return nil, fmt.Errorf("environment variable %s: %w", name, err)
 			}
@@ -149,31 +155,60 @@ func localSigner(priv ed25519.PrivateKey, ref string, pemText []byte) (*Signer, 
 	return &Signer{Signer: sv, Public: priv.Public().(ed25519.PublicKey), Ref: ref, PEM: pemText}, nil
 }
 
-// DefaultKMSTimeout bounds each call to a KMS (loading the key and reading its
-// public key, making a signature) when the context carries no other bound
-// (WithKMSTimeout).
+// DefaultKMSTimeout bounds each call to a KMS or a token (loading the key and
+// reading its public key, each signature) when the signer is loaded without
+// WithTimeout.
 const DefaultKMSTimeout = 30 * time.Second
 
-type kmsTimeoutKey struct{}
+// SignerOption configures a key as LoadSigner, LoadKMSSigner, LoadPKCS11Signer or
+// GeneratePKCS11Key loads it: WithTimeout, WithRPCOptions.
+type SignerOption func(*signerConfig)
 
-// WithKMSTimeout returns a context under which LoadSigner bounds every call to a
-// KMS key it loads (the public key now, each signature later) by d.
-func WithKMSTimeout(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, kmsTimeoutKey{}, d)
+type signerConfig struct {
+	timeout time.Duration
+	rpc     []signature.RPCOption
 }
 
-// KMSTimeout returns the per-call KMS bound ctx carries, DefaultKMSTimeout when
-// none.
-func KMSTimeout(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(kmsTimeoutKey{}).(time.Duration); ok && d > 0 {
-		return d
+func newSignerConfig(opts []SignerOption) signerConfig {
+	c := signerConfig{timeout: DefaultKMSTimeout}
+	for _, o := range opts {
+		o(&c)
 	}
-	return DefaultKMSTimeout
+	return c
 }
 
-// KMSTimeoutError is a KMS call that did not complete within its bound. The call
-// is abandoned: sigstore's Vault client takes no context, so it cannot be
-// cancelled, only no longer waited for.
+// WithTimeout bounds every call the loaded signer makes to its KMS or token —
+// loading the key, reading its public key, each signature it makes later — by d;
+// past it the call fails with *KMSTimeoutError (a token's with a *PKCS11Error
+// wrapping ErrTokenTimeout). A d of zero or less keeps DefaultKMSTimeout. File
+// and environment keys make no such calls and ignore it.
+func WithTimeout(d time.Duration) SignerOption {
+	return func(c *signerConfig) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
+// WithRPCOptions passes sigstore's RPC options (options.WithRPCAuthOpts: Vault's
+// address and token) to the KMS provider when a KMS key is loaded.
+func WithRPCOptions(opts ...signature.RPCOption) SignerOption {
+	return func(c *signerConfig) { c.rpc = append(c.rpc, opts...) }
+}
+
+// callContext returns the context an option list carries (options.WithContext),
+// context.Background() when none.
+func callContext[O signature.RPCOption](opts []O) context.Context {
+	ctx := context.Background()
+	for _, o := range opts {
+		o.ApplyContext(&ctx)
+	}
+	return ctx
+}
+
+// KMSTimeoutError is a KMS call that did not complete within its bound
+// (WithTimeout). The call is abandoned: sigstore's Vault client takes no context,
+// so it cannot be cancelled, only no longer waited for.
 type KMSTimeoutError struct {
 	URI     string
 	Call    string // "loading the key", "reading the public key", "signing"
@@ -195,8 +230,13 @@ func (e *KMSError) Error() string { return fmt.Sprintf("%s: %s: %v", e.URI, e.Ca
 func (e *KMSError) Unwrap() error { return e.Err }
 
 // withinKMS runs one KMS call, waiting at most timeout (and no longer than ctx
-// allows). A panic in the call is re-raised in the caller's goroutine.
+// allows: under a cancelled ctx it returns ctx.Err() at once, without making the
+// call). A panic in the call is re-raised in the caller's goroutine.
 func withinKMS[T any](ctx context.Context, timeout time.Duration, uri, call string, f func() (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var v T
@@ -217,7 +257,8 @@ func withinKMS[T any](ctx context.Context, timeout time.Duration, uri, call stri
 	}
 }
 
-// kmsSigner bounds every call to a KMS signer by a timeout.
+// kmsSigner bounds every call to a KMS signer by its timeout, and by the context
+// a call's options carry (options.WithContext).
 type kmsSigner struct {
 	sv      signature.SignerVerifier
 	uri     string
@@ -225,7 +266,7 @@ type kmsSigner struct {
 }
 
 func (k *kmsSigner) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicKey, error) {
-	return withinKMS(context.Background(), k.timeout, k.uri, "reading the public key", func() (crypto.PublicKey, error) {
+	return withinKMS(callContext(opts), k.timeout, k.uri, "reading the public key", func() (crypto.PublicKey, error) {
 		pub, err := k.sv.PublicKey(opts...)
 		if err != nil {
 			return nil, &KMSError{URI: k.uri, Call: "reading the public key", Err: err}
@@ -235,7 +276,7 @@ func (k *kmsSigner) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicK
 }
 
 func (k *kmsSigner) SignMessage(message io.Reader, opts ...signature.SignOption) ([]byte, error) {
-	return withinKMS(context.Background(), k.timeout, k.uri, "signing", func() ([]byte, error) {
+	return withinKMS(callContext(opts), k.timeout, k.uri, "signing", func() ([]byte, error) {
 		sig, err := k.sv.SignMessage(message, opts...)
 		if err != nil {
 			return nil, &KMSError{URI: k.uri, Call: "signing", Err: err}
@@ -247,12 +288,29 @@ func (k *kmsSigner) SignMessage(message io.Reader, opts ...signature.SignOption)
 // LoadKMSSigner loads an Ed25519 KMS key through sigstore's kms.Get, with no
 // pre-hash (crypto.Hash(0)): Ed25519 signs the message itself. Every call to the
 // KMS — loading the key, reading its public key, each signature the Signer makes —
-// is bounded by KMSTimeout(ctx) and fails with *KMSTimeoutError past it; other
-// failures of a call are *KMSError.
-func LoadKMSSigner(ctx context.Context, uri string, opts ...signature.RPCOption) (*Signer, error) {
-	timeout := KMSTimeout(ctx)
-	sv, err := withinKMS(ctx, timeout, uri, "loading the key", func() (signature.SignerVerifier, error) {
-		return kms.Get(ctx, uri, crypto.Hash(0), opts...)
+// is bounded by the timeout (WithTimeout, DefaultKMSTimeout when not given) and
+// fails with *KMSTimeoutError past it; loading is also bounded by ctx, and each
+// later call by the context its options carry (options.WithContext): cancelled,
+// the call returns the context's error at once. Other failures of a call are
+// *KMSError.
+func LoadKMSSigner(ctx context.Context, uri string, opts ...SignerOption) (*Signer, error) {
+	return loadKMS(ctx, uri, newSignerConfig(opts))
+}
+
+// loadKMS loads a KMS key through kms.Get and wraps it in a kmsSigner.
+func loadKMS(ctx context.Context, uri string, c signerConfig) (*Signer, error) {
+	get := func(ctx context.Context, uri string, rpc ...signature.RPCOption) (signature.SignerVerifier, error) {
+		return kms.Get(ctx, uri, crypto.Hash(0), rpc...)
+	}
+	return wrapKMS(ctx, uri, c, get)
+}
+
+// wrapKMS loads a key with get, bounded by c.timeout and ctx, and reads its
+// Ed25519 public key through the bounded signer.
+func wrapKMS(ctx context.Context, uri string, c signerConfig, get func(context.Context, string, ...signature.RPCOption) (signature.SignerVerifier, error)) (*Signer, error) {
+	rpc := append([]signature.RPCOption{options.WithContext(ctx)}, c.rpc...)
+	sv, err := withinKMS(ctx, c.timeout, uri, "loading the key", func() (signature.SignerVerifier, error) {
+		return get(ctx, uri, rpc...)
 	})
 	if err != nil {
 		var nf *kms.ProviderNotFoundError
@@ -260,19 +318,13 @@ func LoadKMSSigner(ctx context.Context, uri string, opts ...signature.RPCOption)
 		switch {
 		case errors.As(err, &nf):
 			return nil, fmt.Errorf("%s: no KMS provider for this URI (certcut signs through hashivault:// and openbao://)", uri)
-		case errors.As(err, &te):
+		case errors.As(err, &te), errors.Is(err, context.Canceled):
 			return nil, err
 		}
 		return nil, &KMSError{URI: uri, Call: "loading the key", Err: err}
 	}
-	bounded := &kmsSigner{sv: sv, uri: uri, timeout: timeout}
-	pub, err := withinKMS(ctx, timeout, uri, "reading the public key", func() (crypto.PublicKey, error) {
-		pub, err := sv.PublicKey()
-		if err != nil {
-			return nil, &KMSError{URI: uri, Call: "reading the public key", Err: err}
-		}
-		return pub, nil
-	})
+	bounded := &kmsSigner{sv: sv, uri: uri, timeout: c.timeout}
+	pub, err := bounded.PublicKey(options.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}

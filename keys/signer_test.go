@@ -18,12 +18,11 @@ import (
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/internal/testkit"
 	"github.com/certcut/certcut/keys"
-	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/options"
 )
 
-func vaultOpts(v *testkit.Vault) signature.RPCOption {
-	return options.WithRPCAuthOpts(options.RPCAuth{Address: v.URL, Token: testkit.VaultToken})
+func vaultOpts(v *testkit.Vault) keys.SignerOption {
+	return keys.WithRPCOptions(options.WithRPCAuthOpts(options.RPCAuth{Address: v.URL, Token: testkit.VaultToken}))
 }
 
 // A hashivault:// key signs the attestation payload through Vault's transit sign
@@ -74,7 +73,7 @@ func TestKMSSignerRefusals(t *testing.T) {
 	if _, err := keys.LoadSigner(ctx, "hashivault://missing", vaultOpts(v)); err == nil {
 		t.Error("a missing transit key loaded")
 	}
-	bad := options.WithRPCAuthOpts(options.RPCAuth{Address: v.URL, Token: "wrong"})
+	bad := keys.WithRPCOptions(options.WithRPCAuthOpts(options.RPCAuth{Address: v.URL, Token: "wrong"}))
 	if _, err := keys.LoadSigner(ctx, "hashivault://good", bad); err == nil {
 		t.Error("a wrong Vault token was accepted")
 	}
@@ -148,19 +147,18 @@ func TestLoadSignerFileAndEnv(t *testing.T) {
 	}
 }
 
-// A KMS that does not answer is given up on after the timeout the context carries,
-// both when the key is loaded (its public key) and when it signs.
+// A KMS that does not answer is given up on after the signer's timeout
+// (keys.WithTimeout), both when the key is loaded (its public key) and when it
+// signs.
 func TestKMSTimeout(t *testing.T) {
 	v := testkit.NewVault(map[string]ed25519.PrivateKey{"openwop-bundle": testkit.Key("kms")})
 	defer v.Close()
-	ctx := keys.WithKMSTimeout(context.Background(), 300*time.Millisecond)
-	if d := keys.KMSTimeout(context.Background()); d != keys.DefaultKMSTimeout {
-		t.Errorf("default timeout %s", d)
-	}
+	ctx := context.Background()
+	timeout := keys.WithTimeout(300 * time.Millisecond)
 
 	v.Hang(true, false)
 	start := time.Now()
-	_, err := keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v))
+	_, err := keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v), timeout)
 	var te *keys.KMSTimeoutError
 	if !errors.As(err, &te) || te.Timeout != 300*time.Millisecond || !strings.Contains(err.Error(), "did not answer within 300ms") || !strings.Contains(err.Error(), "--kms-timeout") {
 		t.Errorf("hanging public key: %v", err)
@@ -170,7 +168,7 @@ func TestKMSTimeout(t *testing.T) {
 	}
 
 	v.Hang(false, true)
-	s, err := keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v))
+	s, err := keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v), timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +179,23 @@ func TestKMSTimeout(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("gave up after %s", time.Since(start))
+	}
+
+	// A signature under a cancelled context (options.WithContext) stops waiting at
+	// once, well before the signer's timeout.
+	s, err = keys.LoadSigner(ctx, "hashivault://openwop-bundle", vaultOpts(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start = time.Now()
+	err = keys.SignBundle(testkit.Unsigned("https://host.example"), s, testkit.HostKeyID, options.WithContext(cctx))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled signature: %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("a cancelled signature returned after %s", time.Since(start))
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +31,7 @@ func RedactionMarker(secret string) string {
 
 // secretEnvName matches the OPENWOP_* environment variables whose values are
 // secrets (the reference evidenceSecretsFromEnv rule).
-var secretEnvName = regexp.MustCompile(`KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL`)
+var secretEnvName = lazyre.New(`KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL`)
 
 // MinEnvSecretLen is the shortest value of a secret-named OPENWOP_* variable that
 // is taken for a secret. Shorter values are settings (an algorithm name, a flag, a
@@ -56,14 +56,14 @@ var commonWords = map[string]bool{
 }
 
 // numberForm matches a value that is a number (a TTL, a port, a count).
-var numberForm = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+var numberForm = lazyre.New(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 
 // notASecret says why the value of a secret-named environment variable is not
 // taken for a secret, or "" when it is one.
 func notASecret(value string) string {
 	v := strings.TrimSpace(value)
 	switch {
-	case numberForm.MatchString(v):
+	case numberForm().MatchString(v):
 		return "a number"
 	case commonWords[strings.ToLower(v)]:
 		return "an algorithm name or a boolean"
@@ -123,7 +123,7 @@ func CollectSecrets(given []string, env []string, keyPEM []byte, exempt ...strin
 	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, "OPENWOP_") || !secretEnvName.MatchString(name) {
+		if !ok || !strings.HasPrefix(name, "OPENWOP_") || !secretEnvName().MatchString(name) {
 			continue
 		}
 		if strings.TrimSpace(value) == "" || slices.Contains(exempt, value) || slices.Contains(exempt, strings.TrimSpace(value)) {
@@ -168,8 +168,11 @@ func (s *SecretSet) DropPublished(doc *bundle.Value, at string) {
 	if doc == nil || len(s.Values) == 0 {
 		return
 	}
-	found := map[string]string{} // secret -> first pointer
 	sc := newScrubber(s.Values)
+	if !sc.anyIn(*doc) {
+		return // the common case: the walk below, with its pointers, finds nothing
+	}
+	found := map[string]string{} // secret -> first pointer
 	var path []pathToken
 	look := func(text string, suffix string) {
 		if !sc.mayHold(text) {
@@ -336,6 +339,32 @@ func (s *scrubber) mayHold(text string) bool {
 		return false
 	}
 	return true
+}
+
+// anyIn reports whether a string or a member name in v holds one of the
+// secrets: the same test as the scrub's, without keeping a path.
+func (s *scrubber) anyIn(v bundle.Value) bool {
+	holds := func(text string) bool {
+		return s.mayHold(text) && slices.ContainsFunc(s.minimal, func(secret string) bool { return strings.Contains(text, secret) })
+	}
+	switch v.Kind() {
+	case bundle.String:
+		str, _ := v.Str()
+		return holds(str)
+	case bundle.Array:
+		for _, item := range v.Items() {
+			if !s.inert(item) && s.anyIn(item) {
+				return true
+			}
+		}
+	case bundle.Object:
+		for _, m := range v.Members() {
+			if holds(m.Name) || !s.inert(m.Value) && s.anyIn(m.Value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pathToken is a member name, or an array index when index >= 0.

@@ -1,8 +1,8 @@
 package render
 
 import (
+	"github.com/certcut/certcut/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -200,13 +200,13 @@ func RuleMeta(id, title string) Rule {
 	return Rule{Short: title, Full: r.Title + ". Source: " + r.Source + ".", Help: help, HelpURI: gateDoc + "#" + r.Anchor}
 }
 
-var semver = regexp.MustCompile(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+var semver = lazyre.New(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
 
 // sarifVersion is the tool version SARIF records: a semantic version as is
 // (and as semanticVersion), else the commit the binary was built from, else
 // 0.0.0-devel; never Go's "(devel)".
 func sarifVersion(v string) (version, semantic string) {
-	if m := semver.FindStringSubmatch(v); m != nil {
+	if m := semver().FindStringSubmatch(v); m != nil {
 		return v, m[1]
 	}
 	if info, ok := debug.ReadBuildInfo(); ok {

@@ -2,7 +2,7 @@ package rows
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 
 	"github.com/certcut/certcut/bundle"
 )
@@ -44,7 +44,7 @@ const (
 )
 
 // requirementMention finds requirement ids named in test titles.
-var requirementMention = regexp.MustCompile(`openwop\.requirement\.[a-z0-9][a-z0-9.-]*[a-z0-9]`)
+var requirementMention = lazyre.New(`openwop\.requirement\.[a-z0-9][a-z0-9.-]*[a-z0-9]`)
 
 // fileRows maps one scenario file's tests to rows: one openwop.it row per test and
 // one per-file row.
@@ -132,7 +132,7 @@ func reportRows(files []testFile, source string, opts Options) ([]Sourced, *Scen
 			for _, id := range t.ids {
 				index.add(id, ScenarioFile(f.path))
 			}
-			for _, id := range requirementMention.FindAllString(t.title, -1) {
+			for _, id := range requirementMention().FindAllString(t.title, -1) {
 				index.add(id, ScenarioFile(f.path))
 			}
 		}

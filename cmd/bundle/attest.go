@@ -130,7 +130,7 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 	if err != nil {
 		return err
 	}
-	signer, err := loadSigner(cmd.Context(), "--key", o.keyRef)
+	signer, err := loadSigner(cmd.Context(), cmd, "--key", o.keyRef)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (a *attestFlags) prepare(cmd *cobra.Command, hasRFC bool) error {
 	if _, err := attestTime(name+" --attest", ""); err != nil {
 		return err
 	}
-	s, err := loadSigner(cmd.Context(), "--key", a.keyRef)
+	s, err := loadSigner(cmd.Context(), cmd, "--key", a.keyRef)
 	if err != nil {
 		return err
 	}

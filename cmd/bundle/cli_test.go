@@ -86,7 +86,7 @@ func TestImports(t *testing.T) {
 	}
 	allowed := []string{
 		"attest", "bundle", "discovery", "gate", "gate/rfc", "internal/atomicfile", "internal/jsonkind",
-		"internal/buildinfo", "internal/limitedfile", "internal/panics", "keys", "mint", "profiles", "render", "rows", "schemas",
+		"internal/buildinfo", "internal/lazyre", "internal/limitedfile", "internal/panics", "keys", "mint", "profiles", "render", "rows", "schemas",
 		"tiers", "timestamp", "verify",
 	}
 	for _, imp := range strings.Fields(string(out)) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/certcut/certcut/gate"
@@ -203,7 +203,7 @@ func runGateAccepted(cmd *cobra.Command, o *gateAcceptedOptions) error {
 	return exitFor(gate.Worst(reps).ExitCode())
 }
 
-var rfcFileRE = regexp.MustCompile(`^\d{4}-.*\.md$`)
+var rfcFileRE = lazyre.New(`^\d{4}-.*\.md$`)
 
 // expandRFCs expands --rfc arguments: a directory to its NNNN-*.md files, a
 // glob (quoted, so the shell left it) to its matches; either must name at least
@@ -215,7 +215,7 @@ func expandRFCs(args []string) ([]string, error) {
 		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 			names, _ := filepath.Glob(filepath.Join(a, "*.md"))
 			for _, n := range names {
-				if rfcFileRE.MatchString(filepath.Base(n)) {
+				if rfcFileRE().MatchString(filepath.Base(n)) {
 					matches = append(matches, n)
 				}
 			}

@@ -56,7 +56,7 @@ func newKeysGenerateCmd() *cobra.Command {
 // generateOnToken is keys generate --pkcs11: the pair is made on the token, and
 // its entry and public key printed.
 func generateOnToken(cmd *cobra.Command, uri, keyID string) error {
-	signer, err := keys.GeneratePKCS11Key(cmd.Context(), uri, keyID)
+	signer, err := keys.GeneratePKCS11Key(cmd.Context(), uri, keyID, kmsTimeout(cmd))
 	if err != nil {
 		if errors.Is(err, keys.ErrTokenKeyExists) {
 			return usageErrorf("keys generate: --pkcs11 %v", err)
@@ -93,7 +93,7 @@ func newKeysPublicCmd() *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 			defer cancel()
-			signer, err := loadSigner(ctx, "--key", keyRef)
+			signer, err := loadSigner(ctx, cmd, "--key", keyRef)
 			if err != nil {
 				return err
 			}
@@ -167,7 +167,7 @@ func newKeysRetireCmd() *cobra.Command {
 			} else {
 				ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
 				defer cancel()
-				signer, err := loadSigner(ctx, "--key", keyRef)
+				signer, err := loadSigner(ctx, cmd, "--key", keyRef)
 				if err != nil {
 					return err
 				}

@@ -225,13 +225,13 @@ func runMint(cmd *cobra.Command, o *mintOptions) (err error) {
 		return err
 	}
 	if !o.unsigned {
-		if job.Host, err = loadSigner(cmd.Context(), "--key", o.keyRef); err != nil {
+		if job.Host, err = loadSigner(cmd.Context(), cmd, "--key", o.keyRef); err != nil {
 			return err
 		}
 		defer job.Host.Close()
 		in.KeyPEM = job.Host.PEM
 		if o.verifierRef != "" {
-			if job.Verifier, err = loadSigner(cmd.Context(), "--verifier-key", o.verifierRef); err != nil {
+			if job.Verifier, err = loadSigner(cmd.Context(), cmd, "--verifier-key", o.verifierRef); err != nil {
 				return err
 			}
 			defer job.Verifier.Close()

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/certcut/certcut/internal/lazyre"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/certcut/certcut/keys"
@@ -108,13 +108,13 @@ func group(name, use, short string, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
-var unknownFlagRE = regexp.MustCompile(`^unknown flag: --([^ ]+)`)
+var unknownFlagRE = lazyre.New(`^unknown flag: --([^ ]+)`)
 
 // flagError makes a flag error a usage error, with the nearest flag the command
 // has when the name is mistyped.
 func flagError(cmd *cobra.Command, err error) error {
 	hint := ""
-	if m := unknownFlagRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := unknownFlagRE().FindStringSubmatch(err.Error()); m != nil {
 		if near := nearestFlag(cmd, m[1]); near != "" {
 			hint = "; did you mean --" + near + "?"
 		}
@@ -187,9 +187,9 @@ func newCompletionCmd() *cobra.Command {
 const annotationPublicKey = "certcut/public-key"
 
 // addKMSTimeout gives every command that takes a signing key (--key: mint, sign,
-// attest, keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag, and
-// passes its value to keys.LoadSigner through the command's context
-// (keys.WithKMSTimeout), which bounds every KMS call by it.
+// attest, keys public, keys retire; --pkcs11: keys generate) a --kms-timeout flag;
+// loadSigner passes its value to keys.LoadSigner as the signer's timeout
+// (keys.WithTimeout), which bounds every KMS and token call by it.
 func addKMSTimeout(root *cobra.Command) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -205,11 +205,20 @@ func addKMSTimeout(root *cobra.Command) {
 			if *timeout <= 0 {
 				return usageErrorf("--kms-timeout %s: give a positive duration, e.g. 30s", *timeout)
 			}
-			cmd.SetContext(keys.WithKMSTimeout(cmd.Context(), *timeout))
 			return nil
 		})
 	}
 	walk(root)
+}
+
+// kmsTimeout is the signer option for the command's --kms-timeout
+// (keys.DefaultKMSTimeout for a command without it).
+func kmsTimeout(cmd *cobra.Command) keys.SignerOption {
+	d, err := cmd.Flags().GetDuration("kms-timeout")
+	if err != nil {
+		d = keys.DefaultKMSTimeout
+	}
+	return keys.WithTimeout(d)
 }
 
 // exactArgs and minArgs wrap cobra's argument checks as usage errors.

@@ -100,7 +100,7 @@ func runSign(cmd *cobra.Command, o *signOptions, file string) (err error) {
 	if job.VerifierKeys, err = loadKeyArgs("--verifier-key", o.verifierKeys); err != nil {
 		return err
 	}
-	if job.Signer, err = loadSigner(cmd.Context(), "--key", o.keyRef); err != nil {
+	if job.Signer, err = loadSigner(cmd.Context(), cmd, "--key", o.keyRef); err != nil {
 		return err
 	}
 	defer job.Signer.Close()

@@ -24,11 +24,12 @@ const exitRefused = 2
 
 // loadSigner loads a signing key reference (keys.LoadSigner: a PEM file, env:NAME,
 // a KMS URI, a pkcs11: URI); every failure is an unreadable input. A KMS or token
-// key's calls are bounded by the --kms-timeout ctx carries (root.go). The caller
-// closes the signer (a token key holds a session). Messages show ref only as
-// keys.ShownRef does: never a pin-value or a URI's secret.
-func loadSigner(ctx context.Context, flag, ref string) (*keys.Signer, error) {
-	s, err := keys.LoadSigner(ctx, ref)
+// key's calls are bounded by the command's --kms-timeout (root.go) and, while it
+// loads, by ctx. The caller closes the signer (a token key holds a session).
+// Messages show ref only as keys.ShownRef does: never a pin-value or a URI's
+// secret.
+func loadSigner(ctx context.Context, cmd *cobra.Command, flag, ref string) (*keys.Signer, error) {
+	s, err := keys.LoadSigner(ctx, ref, kmsTimeout(cmd))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, inputError(fmt.Errorf("%s %s: no such key file (create one with 'bundle keys generate')", flag, keys.ShownRef(ref)))

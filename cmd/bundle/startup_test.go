@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,6 +37,45 @@ func TestStartupLinksNoHeavyPackages(t *testing.T) {
 				t.Errorf("bundle links %s: its initialisation runs at every start of every command", dep)
 			}
 		}
+	}
+}
+
+// certcut's own packages compile no regular expression and build no large table
+// when the binary starts: a pattern is compiled at its first use
+// (internal/lazyre), since every package is initialised at every start of every
+// command. Each package but gate and its subpackages, whose patterns are still
+// compiled at start, allocates at most 4 KiB in its initialisation, as
+// GODEBUG=inittrace=1 reports it.
+func TestStartupInitialisesLittle(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "bundle") // testscript.Main runs run() under this name
+	if err := os.Symlink(exe, bin); err != nil {
+		t.Skipf("SKIPPED: %v", err)
+	}
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("bundle version: %v\n%s", err, stderr.String())
+	}
+	line := regexp.MustCompile(`(?m)^init (github\.com/certcut/certcut/\S+|main) @.*, (\d+) bytes, (\d+) allocs$`)
+	seen := 0
+	for _, m := range line.FindAllStringSubmatch(stderr.String(), -1) {
+		pkg := m[1]
+		if pkg == "github.com/certcut/certcut/gate" || strings.HasPrefix(pkg, "github.com/certcut/certcut/gate/") {
+			continue
+		}
+		seen++
+		if n, _ := strconv.Atoi(m[2]); n > 4096 {
+			t.Errorf("%s allocates %d bytes (%s allocations) in its initialisation: compile patterns at first use (internal/lazyre)", pkg, n, m[3])
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("inittrace listed %d certcut packages:\n%s", seen, stderr.String())
 	}
 }
 

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/certcut/certcut/internal/lazyre"
 	"io"
 	"os/exec"
-	"regexp"
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
@@ -80,7 +80,7 @@ func (o *verifyOptions) expectation(cmd *cobra.Command) (*verify.Expect, error) 
 			return nil, inputError(fmt.Errorf("verify: --expect-build commit:HEAD: %v; run verify in the checkout being deployed, or give the commit id", err))
 		}
 		id = head
-	case kind == bundle.BuildCommit && !fullCommit.MatchString(id):
+	case kind == bundle.BuildCommit && !fullCommit().MatchString(id):
 		return nil, usageErrorf("verify: --expect-build %q: a commit is its full id (40 or 64 lowercase hex digits) or HEAD; an abbreviated id names no build exactly", o.expectBuild)
 	}
 	e.Build = bundle.Build{Kind: kind, ID: id}
@@ -88,7 +88,7 @@ func (o *verifyOptions) expectation(cmd *cobra.Command) (*verify.Expect, error) 
 }
 
 // fullCommit matches a full git commit id (SHA-1 or SHA-256).
-var fullCommit = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+var fullCommit = lazyre.New(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // gitHead returns the commit HEAD names in the work tree of the current
 // directory.
@@ -107,7 +107,7 @@ func gitHead() (string, error) {
 		return "", fmt.Errorf("git rev-parse HEAD: no commit is checked out here (%v)", err)
 	}
 	head := strings.TrimSpace(stdout.String())
-	if !fullCommit.MatchString(head) {
+	if !fullCommit().MatchString(head) {
 		return "", fmt.Errorf("git rev-parse HEAD printed %q, not a commit id", head)
 	}
 	return head, nil

@@ -3,7 +3,7 @@
 package buildinfo
 
 import (
-	"regexp"
+	"github.com/certcut/certcut/internal/lazyre"
 	"runtime/debug"
 
 	"github.com/certcut/certcut/keys"
@@ -12,7 +12,7 @@ import (
 // pseudoRevRE finds the commit in a pseudo-version (v0.0.0-20260101120000-1a2b3c4d5e6f,
 // v1.2.4-0.20260101120000-1a2b3c4d5e6f+dirty): go install …@<commit> and builds in a
 // checkout record one.
-var pseudoRevRE = regexp.MustCompile(`[-.]\d{14}-([0-9a-f]{12})(?:\+.*)?$`)
+var pseudoRevRE = lazyre.New(`[-.]\d{14}-([0-9a-f]{12})(?:\+.*)?$`)
 
 // Info is what `bundle version --json` prints.
 type Info struct {
@@ -62,7 +62,7 @@ func From(info *debug.BuildInfo, stampedVersion, stampedCommit string) Info {
 				vi.Modified = s.Value == "true"
 			}
 		}
-		if m := pseudoRevRE.FindStringSubmatch(info.Main.Version); m != nil && vi.Commit == "" {
+		if m := pseudoRevRE().FindStringSubmatch(info.Main.Version); m != nil && vi.Commit == "" {
 			vi.Commit = m[1]
 		}
 	}
