@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 
 	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/internal/lazyre"
 )
 
 // AuditFirstRFC is the first RFC number the Accepted predicate applies to; older
@@ -71,7 +71,7 @@ type AuditRow struct {
 	Report  *Report  `json:"report"`
 }
 
-var rfcFileRE = regexp.MustCompile(`^(\d{4})-.*\.md$`)
+var rfcFileRE = lazyre.New(`^(\d{4})-.*\.md$`)
 
 // Audit runs the Accepted predicate over every RFCS/NNNN-*.md numbered 0167 or
 // higher whose Status is Accepted. The number is the one the header states
@@ -87,7 +87,7 @@ func (r *Repo) Audit(ctx context.Context, dir string) (*AuditReport, error) {
 	out := &AuditReport{RFCsDir: dir, Rows: []AuditRow{}, NotGated: []NotGated{}, Bundles: len(r.Entries), Settings: r.settings(), Status: Pass}
 	var files []string
 	for _, n := range names {
-		if !n.IsDir() && rfcFileRE.MatchString(n.Name()) {
+		if !n.IsDir() && rfcFileRE().MatchString(n.Name()) {
 			files = append(files, n.Name())
 		}
 	}

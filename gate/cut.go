@@ -8,6 +8,7 @@ import (
 
 	"github.com/certcut/certcut/bundle"
 	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/internal/lazyre"
 	"github.com/certcut/certcut/internal/limitedfile"
 	"github.com/certcut/certcut/keys"
 	"github.com/certcut/certcut/verify"
@@ -38,7 +39,7 @@ type CutRequest struct {
 	HostDiscoveryDoc *bundle.Value
 }
 
-var reqCallRE = regexp.MustCompile(`\breq\(\s*'(openwop\.requirement\.[a-z0-9.-]+)'`)
+var reqCallRE = lazyre.New(`\breq\(\s*'(openwop\.requirement\.[a-z0-9.-]+)'`)
 
 // Cut runs Witness, Coexistence and Front door (spec §8.2) on one bundle.
 func Cut(req CutRequest) *Report {
@@ -315,7 +316,7 @@ func v2RequirementIDs(majors map[string][]int, dir string) (map[string]string, e
 		if err != nil {
 			return nil, fmt.Errorf("scenario file %q from the scenario-majors list: %w", file, err)
 		}
-		for _, m := range reqCallRE.FindAllStringSubmatch(string(data), -1) {
+		for _, m := range reqCallRE().FindAllStringSubmatch(string(data), -1) {
 			ids[m[1]] = file
 		}
 	}

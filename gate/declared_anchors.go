@@ -195,7 +195,7 @@ func readAnchorRFCs(dir string) ([]declaration.AnchorRFC, error) {
 	}
 	var names []string
 	for _, e := range ents {
-		if !e.IsDir() && rfcFileRE.MatchString(e.Name()) {
+		if !e.IsDir() && rfcFileRE().MatchString(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}

@@ -3,13 +3,13 @@ package gate
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/certcut/certcut/declaration"
+	"github.com/certcut/certcut/internal/lazyre"
 )
 
-// familyRowRE is a family witness row id (anchored: a leg does not count).
-var familyRowRE = regexp.MustCompile(`^openwop\.family\.([A-Za-z0-9_-]+)$`)
+// familyRowRE() is a family witness row id (anchored: a leg does not count).
+var familyRowRE = lazyre.New(`^openwop\.family\.([A-Za-z0-9_-]+)$`)
 
 // extTier is the lowest host tier whose evidence may make an extension Stable
 // (RFC 0220 §D).
@@ -29,7 +29,7 @@ func (r *Repo) extWitnesses(ctx context.Context) map[string][]declaration.ExtWit
 		}
 		var fams []string
 		for _, row := range e.Bundle.Rows {
-			if m := familyRowRE.FindStringSubmatch(row.ID); m != nil && row.Result == "executed-pass" {
+			if m := familyRowRE().FindStringSubmatch(row.ID); m != nil && row.Result == "executed-pass" {
 				fams = append(fams, m[1])
 			}
 		}

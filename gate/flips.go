@@ -190,9 +190,12 @@ type flipsRun struct {
 	// from git (flips_corpus.go); headGov is the head's, read once.
 	tmp     string
 	headGov *snapshot
-	repo    *Repo
-	rep     *FlipsReport
-	changes *Report
+	// keepRows is the row filter of the RFCs the change may gate (gateRFCs),
+	// for the repository openRepo loads.
+	keepRows func(bundle.Row) bool
+	repo     *Repo
+	rep      *FlipsReport
+	changes  *Report
 }
 
 // startFlips checks the request and the repository: git, the work tree, the
@@ -389,6 +392,14 @@ func (f *flipsRun) openRepo() (*Repo, error) {
 		return f.repo, nil
 	}
 	c := f.cfg
+	if l := c.Loader; l != nil && l.KeepRow == nil {
+		// Keep only the rows the gated RFCs and the extension rule read: a
+		// spec repository's bundles hold hundreds of rows each.
+		keep := f.keepRows
+		c.Loader = &Loader{Options: l.Options, Workers: l.Workers, Progress: l.Progress, KeepRow: func(row bundle.Row) bool {
+			return (keep != nil && keep(row)) || familyRowRE().MatchString(row.ID)
+		}}
+	}
 	c.HistoryBase = f.rep.MergeBase
 	if f.shallow {
 		c.HistoryBase = "" // the binder refuses a shallow clone anyway, saying so
@@ -441,6 +452,13 @@ func (f *flipsRun) gateRFCs(changes []treeChange) error {
 			}
 		}
 	}
+	var accepted []AcceptedRequest // every RFC Accepted at head: those the loop may gate
+	for _, a := range afters {
+		if a.x != nil && a.x.Status == rfc.StatusAccepted {
+			accepted = append(accepted, AcceptedRequest{RFC: a.x})
+		}
+	}
+	f.keepRows = KeepRowsFor(accepted...)
 	renumbered := f.renumberedRFCs(changes, befores, afters)
 	var deleted []string // "RFC 0236 (RFCS/0236-….md)" for each RFC file the change deletes
 	for i, c := range changes {

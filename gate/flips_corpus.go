@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/certcut/certcut/internal/lazyre"
 	"github.com/certcut/certcut/internal/limitedfile"
 )
 
@@ -20,9 +20,11 @@ import (
 const CritCorpusRules = "flips.corpus-rules"
 
 func init() {
-	register(Rule{ID: CritCorpusRules, Title: "the change introduces no finding of the repository's governance rules",
-		Source: "certcut: the repository rules of gate audit (supersession pointers, Stable banners, waiver and gap/risk registers) run on the merge base's and the head's committed files; a finding at head that the base does not have is the change's",
-		Gates:  []string{"flips"}, Anchor: "gate-flips---base-ref"})
+	declare(func() {
+		register(Rule{ID: CritCorpusRules, Title: "the change introduces no finding of the repository's governance rules",
+			Source: "certcut: the repository rules of gate audit (supersession pointers, Stable banners, waiver and gap/risk registers) run on the merge base's and the head's committed files; a finding at head that the base does not have is the change's",
+			Gates:  []string{"flips"}, Anchor: "gate-flips---base-ref"})
+	})
 }
 
 // governancePaths are the files and directories the governance rules read
@@ -261,8 +263,8 @@ func (f *flipsRun) checkCorpusRules() {
 	f.changes.Criteria = append(f.changes.Criteria, r.Criterion(res))
 }
 
-// lineRE matches what a line number looks like in a finding's message.
-var lineRE = regexp.MustCompile(`(\bline |\.md:|\.json:)\d+`)
+// lineRE() matches what a line number looks like in a finding's message.
+var lineRE = lazyre.New(`(\bline |\.md:|\.json:)\d+`)
 
 // findingKeys are the identities of a criterion's findings: rule, file and
 // message, line numbers left out.
@@ -272,7 +274,7 @@ func findingKeys(c Criterion) []string {
 		if loc != nil {
 			file = loc.File
 		}
-		return string(c.ID) + "\x00" + file + "\x00" + lineRE.ReplaceAllString(msg, "$1#")
+		return string(c.ID) + "\x00" + file + "\x00" + lineRE().ReplaceAllString(msg, "$1#")
 	}
 	out := make([]string, len(c.Findings))
 	for i, x := range c.Findings {

@@ -149,7 +149,7 @@ func isRFCPath(p, rfcsDir string) bool {
 		return false
 	}
 	name := strings.TrimPrefix(p, rfcsDir)
-	return !strings.Contains(name, "/") && rfcFileRE.MatchString(name)
+	return !strings.Contains(name, "/") && rfcFileRE().MatchString(name)
 }
 
 // isBundlePath: a *.json file in a subdirectory of evidence/ (the top-level
@@ -160,7 +160,7 @@ func isBundlePath(p, evidenceDir string) bool {
 }
 
 func rfcNumber(p string) string {
-	if m := rfcFileRE.FindStringSubmatch(path.Base(p)); m != nil {
+	if m := rfcFileRE().FindStringSubmatch(path.Base(p)); m != nil {
 		return m[1]
 	}
 	return ""

@@ -44,7 +44,7 @@ func loadGovernance(rfcsDir string) *governance {
 	names, err := os.ReadDir(rfcsDir)
 	var files []string
 	for _, n := range names {
-		if !n.IsDir() && rfcFileRE.MatchString(n.Name()) {
+		if !n.IsDir() && rfcFileRE().MatchString(n.Name()) {
 			files = append(files, n.Name())
 		}
 	}

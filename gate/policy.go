@@ -2,10 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/certcut/certcut/bundle"
+	"github.com/certcut/certcut/internal/lazyre"
 	"github.com/certcut/certcut/internal/limitedfile"
 )
 
@@ -84,9 +84,9 @@ func LoadAnchors(path string) (*Anchors, error) {
 	return ParseAnchors(data, path)
 }
 
-// anchorIDPattern is the closed list's id rule (check-harness-trust-anchors): exact
+// anchorIDPattern() is the closed list's id rule (check-harness-trust-anchors): exact
 // requirement or scenario ids, never a prefix or a pattern.
-var anchorIDPattern = regexp.MustCompile(`^openwop\.(requirement|scenario)\.[a-z0-9.-]+$`)
+var anchorIDPattern = lazyre.New(`^openwop\.(requirement|scenario)\.[a-z0-9.-]+$`)
 
 // ParseAnchors reads a harness-trust-anchors list as strictly as a bundle
 // (bundle.DecodeStrict). Each row's requirementId must be an exact id, listed once.
@@ -99,8 +99,8 @@ func ParseAnchors(data []byte, name string) (*Anchors, error) {
 	a.File = name
 	a.ids = map[string]int{}
 	for i, r := range a.Rows {
-		if !anchorIDPattern.MatchString(r.RequirementID) {
-			return nil, fmt.Errorf("%s: rows[%d]: requirementId %q is not an exact id (%s)", name, i, r.RequirementID, anchorIDPattern)
+		if !anchorIDPattern().MatchString(r.RequirementID) {
+			return nil, fmt.Errorf("%s: rows[%d]: requirementId %q is not an exact id (%s)", name, i, r.RequirementID, anchorIDPattern())
 		}
 		if j, dup := a.ids[r.RequirementID]; dup {
 			return nil, fmt.Errorf("%s: rows[%d]: %s is already listed (rows[%d])", name, i, r.RequirementID, j)

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // RuleID names a rule of the gate. It is the id of every criterion the rule
@@ -77,6 +78,7 @@ func (r Rule) Criterion(res Result) Criterion {
 // Rules returns the registry: every rule any gate runs, sorted by id. The slice
 // is a copy.
 func Rules() []Rule {
+	loadRegistry()
 	out := make([]Rule, len(registry))
 	copy(out, registry)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -85,6 +87,7 @@ func Rules() []Rule {
 
 // LookupRule returns the registered rule with the id.
 func LookupRule(id RuleID) (Rule, bool) {
+	loadRegistry()
 	r, ok := byID[id]
 	return r, ok
 }
@@ -92,6 +95,7 @@ func LookupRule(id RuleID) (Rule, bool) {
 // rule returns the registered rule; an id that is not registered is a
 // programming error.
 func rule(id RuleID) Rule {
+	loadRegistry()
 	r, ok := byID[id]
 	if !ok {
 		panic(fmt.Sprintf("gate: rule %q is not registered", id))
@@ -106,10 +110,22 @@ var finishHook func(*Report)
 var (
 	registry []Rule
 	byID     = map[RuleID]Rule{}
+	// families are the rule families' declarations, run once at the first
+	// lookup (loadRegistry): building the registry costs only the commands
+	// that gate.
+	families     []func()
+	loadRegistry = sync.OnceFunc(func() {
+		for _, declare := range families {
+			declare()
+		}
+	})
 )
 
-// register adds rules to the registry; each rule family's file calls it from
-// an init function. A repeated id, or a rule without a title, source, gate or
+// declare records a rule family's declaration (a function that calls
+// register); each rule family's file calls it from an init function.
+func declare(family func()) { families = append(families, family) }
+
+// register adds rules to the registry, from a family's declaration (declare). A repeated id, or a rule without a title, source, gate or
 // anchor, is a programming error.
 func register(rs ...Rule) {
 	for _, r := range rs {

@@ -23,20 +23,22 @@ const (
 )
 
 func init() {
-	register(
-		Rule{ID: CritSupersession, Title: "every RFC it supersedes is `Superseded`, its `Superseded by` naming this RFC",
-			Source: "RFC 0174 §A; " + coherenceScript + " rules 1 and 1b (stricter: a superseded RFC absent from RFCS/ is BLOCKED, not skipped)",
-			Gates:  []string{"accepted", "audit", "flips"}, Anchor: coherenceAnchor},
-		Rule{ID: CritSupersededBy, Title: "a `Superseded` RFC's `Superseded by` names the Accepted RFC that supersedes it",
-			Source: "RFC 0174 §A; " + coherenceScript + " rule 1b (stricter: the successor must exist, be Accepted and name it in Supersedes)",
-			Gates:  []string{"audit", "flips"}, Anchor: coherenceAnchor},
-		Rule{ID: CritStableBanner, Title: "a spec/v2 `Status: Stable` banner cites only Accepted RFCs",
-			Source: "RFC 0174 §D; " + coherenceScript + " rule 1c (stricter: a cited RFC absent from RFCS/ is BLOCKED, not skipped)",
-			Gates:  []string{"audit", "flips"}, Anchor: coherenceAnchor},
-		Rule{ID: CritRegistersPlace, Title: "gap and risk registers live under RFCS/registers/",
-			Source: "RFC 0166 §A; " + coherenceScript + " rule 2",
-			Gates:  []string{"audit"}, Anchor: coherenceAnchor},
-	)
+	declare(func() {
+		register(
+			Rule{ID: CritSupersession, Title: "every RFC it supersedes is `Superseded`, its `Superseded by` naming this RFC",
+				Source: "RFC 0174 §A; " + coherenceScript + " rules 1 and 1b (stricter: a superseded RFC absent from RFCS/ is BLOCKED, not skipped)",
+				Gates:  []string{"accepted", "audit", "flips"}, Anchor: coherenceAnchor},
+			Rule{ID: CritSupersededBy, Title: "a `Superseded` RFC's `Superseded by` names the Accepted RFC that supersedes it",
+				Source: "RFC 0174 §A; " + coherenceScript + " rule 1b (stricter: the successor must exist, be Accepted and name it in Supersedes)",
+				Gates:  []string{"audit", "flips"}, Anchor: coherenceAnchor},
+			Rule{ID: CritStableBanner, Title: "a spec/v2 `Status: Stable` banner cites only Accepted RFCs",
+				Source: "RFC 0174 §D; " + coherenceScript + " rule 1c (stricter: a cited RFC absent from RFCS/ is BLOCKED, not skipped)",
+				Gates:  []string{"audit", "flips"}, Anchor: coherenceAnchor},
+			Rule{ID: CritRegistersPlace, Title: "gap and risk registers live under RFCS/registers/",
+				Source: "RFC 0166 §A; " + coherenceScript + " rule 2",
+				Gates:  []string{"audit"}, Anchor: coherenceAnchor},
+		)
+	})
 }
 
 // tally turns findings into a status: FAIL if any failed, else BLOCKED if any

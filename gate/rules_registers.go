@@ -26,20 +26,22 @@ const (
 )
 
 func init() {
-	audit := []string{"audit"}
-	register(
-		Rule{ID: CritRegisterTokens, Title: "every gap and risk row states a resolution token of its kind",
-			Source: "RFC 0166 §A.1; " + registersScript, Gates: audit, Anchor: coherenceAnchor},
-		Rule{ID: CritRegisterCarried, Title: "every carried:<gap-id> names a gap of spec/v1/gaps.json",
-			Source: "RFC 0166 §A.1; " + registersScript + " (stricter on a missing input: BLOCKED once, where the script fails every carried row)", Gates: audit, Anchor: coherenceAnchor},
-		Rule{ID: CritRegisterTerminal, Title: "no `open` gap row on an Accepted, Superseded, Withdrawn or Rejected RFC",
-			Source: "RFC 0166 §A, RFC 0174 §B.1 rule 2; " + registersScript, Gates: audit, Anchor: coherenceAnchor},
-		Rule{ID: CritRegisterRatchet, Title: "open gap and risk rows within docs/witness-baseline.json's ratchets",
-			Source: "RFC 0166 §C; scripts/check-registers.mjs (openGaps, openRisks)", Gates: audit, Anchor: coherenceAnchor},
-		Rule{ID: CritRegisterHeadroom, Title: "the ratchets are at the open counts (no headroom left to rise into)",
-			Source:   "RFC 0166 §C (counts may only go down); certcut: a warning, the script has no such check",
-			Severity: SeverityWarning, Gates: audit, Anchor: coherenceAnchor},
-	)
+	declare(func() {
+		audit := []string{"audit"}
+		register(
+			Rule{ID: CritRegisterTokens, Title: "every gap and risk row states a resolution token of its kind",
+				Source: "RFC 0166 §A.1; " + registersScript, Gates: audit, Anchor: coherenceAnchor},
+			Rule{ID: CritRegisterCarried, Title: "every carried:<gap-id> names a gap of spec/v1/gaps.json",
+				Source: "RFC 0166 §A.1; " + registersScript + " (stricter on a missing input: BLOCKED once, where the script fails every carried row)", Gates: audit, Anchor: coherenceAnchor},
+			Rule{ID: CritRegisterTerminal, Title: "no `open` gap row on an Accepted, Superseded, Withdrawn or Rejected RFC",
+				Source: "RFC 0166 §A, RFC 0174 §B.1 rule 2; " + registersScript, Gates: audit, Anchor: coherenceAnchor},
+			Rule{ID: CritRegisterRatchet, Title: "open gap and risk rows within docs/witness-baseline.json's ratchets",
+				Source: "RFC 0166 §C; scripts/check-registers.mjs (openGaps, openRisks)", Gates: audit, Anchor: coherenceAnchor},
+			Rule{ID: CritRegisterHeadroom, Title: "the ratchets are at the open counts (no headroom left to rise into)",
+				Source:   "RFC 0166 §C (counts may only go down); certcut: a warning, the script has no such check",
+				Severity: SeverityWarning, Gates: audit, Anchor: coherenceAnchor},
+		)
+	})
 }
 
 // registerCriteria runs the register rules over rfcsDir's registers; notes are

@@ -21,17 +21,19 @@ const (
 )
 
 func init() {
-	register(
-		Rule{ID: CritWaiverRegister, Title: "a waived comment window has a register row with a legal outcome",
-			Source: "RFC 0156 §B; " + waiverScript,
-			Gates:  []string{"accepted", "audit", "flips"}, Anchor: coherenceAnchor},
-		Rule{ID: CritWaiverAudit, Title: "the waiver retrospective register has a legal row for every waived RFC and no other",
-			Source: "RFC 0156 §B; " + waiverScript + " (stricter: a missing register is BLOCKED with the reason; a row for an RFC absent from RFCS/ says so)",
-			Gates:  []string{"audit"}, Anchor: coherenceAnchor},
-		Rule{ID: CritWaiverAbsent, Title: "the repository has docs/WAIVER-RETROSPECTIVE-REGISTER.md for a waived RFC",
-			Source:   "RFC 0156 §B; " + waiverScript + " (the script fails without the register; here a warning for one RFC, and gate audit's waiver.register is BLOCKED)",
-			Severity: SeverityWarning, Gates: []string{"accepted", "flips"}, Anchor: coherenceAnchor},
-	)
+	declare(func() {
+		register(
+			Rule{ID: CritWaiverRegister, Title: "a waived comment window has a register row with a legal outcome",
+				Source: "RFC 0156 §B; " + waiverScript,
+				Gates:  []string{"accepted", "audit", "flips"}, Anchor: coherenceAnchor},
+			Rule{ID: CritWaiverAudit, Title: "the waiver retrospective register has a legal row for every waived RFC and no other",
+				Source: "RFC 0156 §B; " + waiverScript + " (stricter: a missing register is BLOCKED with the reason; a row for an RFC absent from RFCS/ says so)",
+				Gates:  []string{"audit"}, Anchor: coherenceAnchor},
+			Rule{ID: CritWaiverAbsent, Title: "the repository has docs/WAIVER-RETROSPECTIVE-REGISTER.md for a waived RFC",
+				Source:   "RFC 0156 §B; " + waiverScript + " (the script fails without the register; here a warning for one RFC, and gate audit's waiver.register is BLOCKED)",
+				Severity: SeverityWarning, Gates: []string{"accepted", "flips"}, Anchor: coherenceAnchor},
+		)
+	})
 }
 
 // waiverOutcomeOK checks one register row's outcome and reviewer.

@@ -3,11 +3,12 @@ package rfc
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/certcut/certcut/internal/lazyre"
 )
 
 // Predicate is what the reference governance checks read from an RFC's text
@@ -268,7 +269,7 @@ type Tree struct {
 	status   map[string]*RFC
 }
 
-var treeFileRE = regexp.MustCompile(`^\d{4}-.*\.md$`)
+var treeFileRE = lazyre.New(`^\d{4}-.*\.md$`)
 
 // LoadTree reads every RFCS/NNNN-*.md of dir. A file that cannot be read is an
 // error naming it.
@@ -279,7 +280,7 @@ func LoadTree(dir string) (*Tree, error) {
 	}
 	var names []string
 	for _, e := range ents {
-		if !e.IsDir() && treeFileRE.MatchString(e.Name()) {
+		if !e.IsDir() && treeFileRE().MatchString(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
