@@ -228,14 +228,39 @@ func TestSLSAVerifierDefault(t *testing.T) {
 		}
 		os.WriteFile(envFile, env, 0o644)
 		args := []string{"verify-vsa", "--attestation-path", envFile, "--public-key-path", pubFile,
-			"--subject-digests", "sha256:" + attest.Sha256Hex(data),
+			"--subject-digest", "sha256:" + attest.Sha256Hex(data),
 			"--verifier-id", fields["verifier"].GetStructValue().GetFields()["id"].GetStringValue(),
 			"--resource-uri", fields["resourceUri"].GetStringValue()}
-		if len(levels) > 0 {
-			args = append(args, "--verified-levels", strings.Join(levels, ","))
+		if len(levels) == 0 {
+			t.Fatal("the VSA has no verifiedLevels")
+		}
+		for _, l := range levels { // v2.7.1's flags are singular and repeated
+			args = append(args, "--verified-level", l)
 		}
 		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 			t.Errorf("%s: slsa-verifier %s: %v\n%s", mode, strings.Join(args, " "), err, out)
+		}
+		// It does check: another subject digest is refused.
+		wrong := append([]string{}, args...)
+		wrong[6] = "sha256:" + strings.Repeat("0", 64)
+		if out, err := exec.Command(bin, wrong...).CombinedOutput(); err == nil {
+			t.Errorf("%s: slsa-verifier accepts a VSA for another subject digest:\n%s", mode, out)
+		}
+		if mode != attest.KeyIDFingerprint {
+			continue
+		}
+		// --dsse-keyid id (docs/attestations.md): refused without
+		// --public-key-id, verified with it.
+		env, err = attest.SignWith(a.Statement, testSigner(t, "attestor"), "lab-1", attest.KeyIDName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(envFile, env, 0o644)
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err == nil {
+			t.Errorf("id: slsa-verifier accepts a keyid it was not told without --public-key-id:\n%s", out)
+		}
+		if out, err := exec.Command(bin, append(args, "--public-key-id", "lab-1")...).CombinedOutput(); err != nil {
+			t.Errorf("id: slsa-verifier --public-key-id lab-1: %v\n%s", err, out)
 		}
 	}
 	_ = keys.KeyIDPattern
