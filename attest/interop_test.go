@@ -194,12 +194,12 @@ func TestGateURIsAbsolute(t *testing.T) {
 	}
 }
 
-// slsa-verifier (v2.7.1, scripts/interop.sh installs it) verifies certcut's VSA
+// slsa-verifier (v2.7.1, scripts/interop.sh --ci builds it) verifies certcut's VSA
 // in its default invocation: --public-key-path, no --public-key-id.
 func TestSLSAVerifierDefault(t *testing.T) {
 	bin, err := exec.LookPath("slsa-verifier")
 	if err != nil {
-		t.Skip("SKIPPED: slsa-verifier is not on PATH (scripts/interop.sh installs v2.7.1 and runs this test)")
+		t.Skip("SKIPPED: slsa-verifier is not on PATH (scripts/interop.sh --ci builds v2.7.1 and runs this test)")
 	}
 	data := testkit.Encode(testkit.Signed("https://host.example"))
 	a, err := attest.Bundle(attest.BundleRequest{Options: opts(), Data: data, Name: "fresh.json", Verify: hostTrust(), Predicate: attest.PredicateVSA})
