@@ -194,12 +194,12 @@ func TestGateURIsAbsolute(t *testing.T) {
 	}
 }
 
-// slsa-verifier (v2.7.1, scripts/interop.sh installs it) verifies certcut's VSA
+// slsa-verifier (v2.7.1, scripts/interop.sh --ci builds it) verifies certcut's VSA
 // in its default invocation: --public-key-path, no --public-key-id.
 func TestSLSAVerifierDefault(t *testing.T) {
 	bin, err := exec.LookPath("slsa-verifier")
 	if err != nil {
-		t.Skip("SKIPPED: slsa-verifier is not on PATH (scripts/interop.sh installs v2.7.1 and runs this test)")
+		t.Skip("SKIPPED: slsa-verifier is not on PATH (scripts/interop.sh --ci builds v2.7.1 and runs this test)")
 	}
 	data := testkit.Encode(testkit.Signed("https://host.example"))
 	a, err := attest.Bundle(attest.BundleRequest{Options: opts(), Data: data, Name: "fresh.json", Verify: hostTrust(), Predicate: attest.PredicateVSA})
@@ -228,14 +228,39 @@ func TestSLSAVerifierDefault(t *testing.T) {
 		}
 		os.WriteFile(envFile, env, 0o644)
 		args := []string{"verify-vsa", "--attestation-path", envFile, "--public-key-path", pubFile,
-			"--subject-digests", "sha256:" + attest.Sha256Hex(data),
+			"--subject-digest", "sha256:" + attest.Sha256Hex(data),
 			"--verifier-id", fields["verifier"].GetStructValue().GetFields()["id"].GetStringValue(),
 			"--resource-uri", fields["resourceUri"].GetStringValue()}
-		if len(levels) > 0 {
-			args = append(args, "--verified-levels", strings.Join(levels, ","))
+		if len(levels) == 0 {
+			t.Fatal("the VSA has no verifiedLevels")
+		}
+		for _, l := range levels { // v2.7.1's flags are singular and repeated
+			args = append(args, "--verified-level", l)
 		}
 		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 			t.Errorf("%s: slsa-verifier %s: %v\n%s", mode, strings.Join(args, " "), err, out)
+		}
+		// It does check: another subject digest is refused.
+		wrong := append([]string{}, args...)
+		wrong[6] = "sha256:" + strings.Repeat("0", 64)
+		if out, err := exec.Command(bin, wrong...).CombinedOutput(); err == nil {
+			t.Errorf("%s: slsa-verifier accepts a VSA for another subject digest:\n%s", mode, out)
+		}
+		if mode != attest.KeyIDFingerprint {
+			continue
+		}
+		// --dsse-keyid id (docs/attestations.md): refused without
+		// --public-key-id, verified with it.
+		env, err = attest.SignWith(a.Statement, testSigner(t, "attestor"), "lab-1", attest.KeyIDName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(envFile, env, 0o644)
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err == nil {
+			t.Errorf("id: slsa-verifier accepts a keyid it was not told without --public-key-id:\n%s", out)
+		}
+		if out, err := exec.Command(bin, append(args, "--public-key-id", "lab-1")...).CombinedOutput(); err != nil {
+			t.Errorf("id: slsa-verifier --public-key-id lab-1: %v\n%s", err, out)
 		}
 	}
 	_ = keys.KeyIDPattern

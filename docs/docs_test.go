@@ -20,6 +20,9 @@
 //   - A block that sets SOFTHSM2_CONF (keys.md's token walk-through) is skipped,
 //     loudly, when SoftHSM 2 or OpenSC is not installed at Debian's paths or the
 //     built bundle cannot use PKCS#11 tokens (a build without cgo).
+//   - A block that runs slsa-verifier (attestations.md) is skipped, loudly, when
+//     slsa-verifier or jq is not on PATH (scripts/interop.sh --ci builds
+//     slsa-verifier v2.7.1 and runs this test with it).
 //   - Output shown to the reader goes in ```console or ```text blocks, never run.
 package docs
 
@@ -164,6 +167,12 @@ func runBlocks(t *testing.T, blocks []block, e blockEnv) int {
 			t.Logf("SKIPPED %s:%d: it needs a Time-Stamp Authority: %s", b.file, b.line, e.noTSA)
 			continue
 		}
+		if strings.Contains(b.code, "slsa-verifier ") {
+			if missing := toolsMissing("slsa-verifier", "jq"); missing != "" {
+				t.Logf("SKIPPED %s:%d: %s is not on PATH (scripts/interop.sh --ci builds slsa-verifier v2.7.1 and runs this block)", b.file, b.line, missing)
+				continue
+			}
+		}
 		if strings.Contains(b.code, "SOFTHSM2_CONF") && noToken != "" {
 			t.Logf("SKIPPED %s:%d: it needs a SoftHSM token: %s", b.file, b.line, noToken)
 			continue
@@ -197,6 +206,16 @@ func runBlocks(t *testing.T, blocks []block, e blockEnv) int {
 		ran++
 	}
 	return ran
+}
+
+// toolsMissing names the first of tools that is not on PATH ("" when all are).
+func toolsMissing(tools ...string) string {
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			return tool
+		}
+	}
+	return ""
 }
 
 // debianSoftHSM is where keys.md's walk-through finds the SoftHSM 2 module.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,8 +38,10 @@ func TestSARIFGitHubRules(t *testing.T) {
 	if v := run.Tool.Driver.Version; v == "(devel)" || v == "" {
 		t.Errorf("tool version %q", v)
 	}
-	if v, sem := sarifVersion("v1.4.0"); v != "v1.4.0" || sem != "1.4.0" {
-		t.Errorf("v1.4.0: %q %q", v, sem)
+	for _, in := range []string{"v1.4.0", "v1.4.0 commit 1a2b3c4d5e6f", "1.4.0"} {
+		if v, sem := sarifVersion(in); v != "1.4.0" || sem != "1.4.0" {
+			t.Errorf("%s: %q %q, want 1.4.0 (SARIF2005: a version is numeric)", in, v, sem)
+		}
 	}
 	if len(run.Results) != 3 {
 		t.Fatalf("%d results", len(run.Results))
@@ -126,6 +129,110 @@ func TestJUnitJenkins(t *testing.T) {
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
 		t.Skip("SKIPPED: xmllint is not installed (apt-get install libxml2-utils): the Jenkins JUnit schema was not checked")
+	}
+	file := filepath.Join(t.TempDir(), "gate.xml")
+	os.WriteFile(file, buf.Bytes(), 0o644)
+	if out, err := exec.Command(xmllint, "--noout", "--schema", xsd, file).CombinedOutput(); err != nil {
+		t.Fatalf("xmllint --schema junit-10.xsd: %v\n%s", err, out)
+	}
+}
+
+// A gate run on absolute paths (--repo /srv/spec, --rfc "$PWD/RFCS/…") places
+// its results on file: URIs: a path beginning with a slash is no relative
+// reference SARIF accepts (the Multitool's SARIF1004), and code scanning's
+// upload makes a file: URI relative to its checkout.
+func TestSARIFAbsolutePathIsFileURI(t *testing.T) {
+	dir := t.TempDir()
+	rfcFile := filepath.Join(dir, "RFCS", "0901-good one.md")
+	bundleFile := filepath.Join(dir, "evidence", "v2-host-bundles", "good.json")
+	for _, f := range []string{rfcFile, bundleFile} {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		os.WriteFile(f, []byte(strings.Repeat("line\n", 20)), 0o644)
+	}
+	reps := interopReports()
+	reps[0].RFC.File = rfcFile
+	reps[0].Criteria[1].Location.File = rfcFile
+	reps[0].Criteria[2].Bundle.File = bundleFile
+	doc := sarifLog(reps, "v1.0.0")
+	for _, r := range doc.Runs[0].Results {
+		u := r.Locations[0].PhysicalLocation.ArtifactLocation.URI
+		parsed, err := url.Parse(u)
+		if err != nil || parsed.Scheme != "file" || !strings.HasPrefix(u, "file:///") || parsed.Path != filepath.ToSlash(rfcFile) && parsed.Path != filepath.ToSlash(bundleFile) {
+			t.Errorf("result %s on %q, want a file: URI of %s or %s", r.RuleID, u, rfcFile, bundleFile)
+		}
+	}
+	if u := sarifURI(filepath.Join("RFCS", "0901-good.md")); u != "RFCS/0901-good.md" {
+		t.Errorf("a relative path became %q", u)
+	}
+	multitool, err := exec.LookPath("Sarif.Multitool")
+	if err != nil {
+		t.Skip("SKIPPED: the SARIF Multitool (scripts/interop.sh installs it) is not on PATH: its rules were not run on file: URIs")
+	}
+	file := filepath.Join(dir, "gate.sarif")
+	data, _ := json.Marshal(doc)
+	os.WriteFile(file, data, 0o644)
+	out, err := exec.Command(multitool, "validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", filepath.Join(dir, "out.sarif"), file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("sarif-multitool validate: %v\n%s", err, out)
+	}
+	res, _ := os.ReadFile(filepath.Join(dir, "out.sarif"))
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string          `json:"ruleId"`
+				Message json.RawMessage `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	json.Unmarshal(res, &log)
+	for _, r := range log.Runs {
+		for _, x := range r.Results {
+			t.Errorf("Multitool: %s %s", x.RuleID, x.Message)
+		}
+	}
+}
+
+// A warning-severity rule that did not pass changes no report's status (the
+// gate exits 0 over it), so JUnit counts it neither an error nor a failure:
+// Jenkins would otherwise mark a passing gate's build unstable. Its case
+// carries the warning in system-out; SARIF gives it level warning.
+func TestJUnitWarningIsNoError(t *testing.T) {
+	reps := []*gate.Report{{
+		Gate: "accepted", Subject: "RFC 0211", RFC: &gate.RFCInfo{File: "RFCS/0211-x.md", Number: "0211"}, Status: gate.Pass,
+		Criteria: []gate.Criterion{
+			{ID: "rfc.acceptance", Title: "boxes", Status: gate.Pass, Reason: "4 ticked"},
+			{ID: "waiver.register-absent", Title: "register", Status: gate.Blocked, Warning: true, Reason: "no register",
+				Location: &gate.Location{File: "RFCS/0211-x.md", Line: 10}},
+			{ID: "declared.ext-status", Title: "ext", Status: gate.Fail, Warning: true, Reason: "incoherent"},
+		},
+	}}
+	var buf bytes.Buffer
+	if err := writeJUnit(&buf, reps); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	if s.Errors != 0 || s.Failures != 0 || s.Tests != 3 {
+		t.Errorf("a passing report with two warnings: %d errors, %d failures, %d tests; want 0, 0, 3\n%s", s.Errors, s.Failures, s.Tests, buf.String())
+	}
+	if c := s.Cases[1]; c.Error != nil || c.Out != "WARNING (BLOCKED): no register" {
+		t.Errorf("the BLOCKED warning's case: %+v", c)
+	}
+	if c := s.Cases[2]; c.Failure != nil || !strings.HasPrefix(c.Out, "WARNING (FAIL): ") {
+		t.Errorf("the FAIL warning's case: %+v", c)
+	}
+	for _, r := range sarifLog(reps, "v1.0.0").Runs[0].Results {
+		if r.RuleID != "rfc.acceptance" && r.Level != "warning" {
+			t.Errorf("SARIF %s at level %q, want warning", r.RuleID, r.Level)
+		}
+	}
+	xsd := filepath.Join("..", "..", "shared", "interop", "jenkins-xunit-junit-10.xsd")
+	xmllint, err := exec.LookPath("xmllint")
+	if _, serr := os.Stat(xsd); serr != nil || err != nil {
+		t.Skipf("SKIPPED: %s or xmllint is absent: the schema was not checked", xsd)
 	}
 	file := filepath.Join(t.TempDir(), "gate.xml")
 	os.WriteFile(file, buf.Bytes(), 0o644)

@@ -12,8 +12,11 @@ import (
 // JUnit XML (valid under Jenkins xunit's junit-10.xsd): one testsuite per
 // report, one testcase per criterion; FAIL is a failure, BLOCKED an error
 // (the criterion could not be judged: dashboards must not count it as fine, as
-// they do skipped cases). Every suite carries tests, failures, errors, skipped
-// and time; every case a time. The gate times no criterion, so times are 0.
+// they do skipped cases). A criterion of a warning-severity rule that did not
+// pass changes no report's status (the gate exits 0 over it), so it is neither:
+// its case passes with the warning in its system-out, as the text format prints
+// it. Every suite carries tests, failures, errors, skipped and time; every case
+// a time. The gate times no criterion, so times are 0.
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
 	Suites  []junitSuite `xml:"testsuite"`
@@ -36,6 +39,7 @@ type junitCase struct {
 	Failure *junitMessage `xml:"failure,omitempty"`
 	Error   *junitMessage `xml:"error,omitempty"`
 	Skipped *junitMessage `xml:"skipped,omitempty"`
+	Out     string        `xml:"system-out,omitempty"`
 }
 
 type junitMessage struct {
@@ -66,11 +70,13 @@ func writeJUnit(w io.Writer, reps []*gate.Report, extra ...junitSuite) error {
 					body += "\n" + f.Message
 				}
 			}
-			switch c.Status {
-			case gate.Fail:
+			switch {
+			case c.Warning && c.Status != gate.Pass:
+				tc.Out = "WARNING (" + string(c.Status) + "): " + body
+			case c.Status == gate.Fail:
 				tc.Failure = &junitMessage{Type: "FAIL", Message: c.Reason, Text: body}
 				s.Failures++
-			case gate.Blocked:
+			case c.Status == gate.Blocked:
 				tc.Error = &junitMessage{Type: "BLOCKED", Message: "BLOCKED: " + c.Reason, Text: body}
 				s.Errors++
 			}

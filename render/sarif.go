@@ -1,13 +1,14 @@
 package render
 
 import (
-	"github.com/certcut/certcut/internal/lazyre"
+	"net/url"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/certcut/certcut/gate"
+	"github.com/certcut/certcut/internal/lazyre"
 )
 
 // SARIF 2.1.0, the subset code-scanning tools read.
@@ -95,6 +96,9 @@ func sarifLog(reps []*gate.Report, version string) sarifDoc {
 				kind, level = "fail", "error"
 			case gate.Blocked:
 				kind, level = "open", "warning"
+			}
+			if c.Warning && c.Status == gate.Fail {
+				level = "warning" // a warning-severity rule fails no report
 			}
 			for _, a := range annotations(c) {
 				res := sarifResult{RuleID: string(c.ID), Kind: kind, Level: level, Message: sarifMessage{Text: r.Subject + ": " + a.title + ": " + a.message}}
@@ -200,14 +204,16 @@ func RuleMeta(id, title string) Rule {
 	return Rule{Short: title, Full: r.Title + ". Source: " + r.Source + ".", Help: help, HelpURI: gateDoc + "#" + r.Anchor}
 }
 
-var semver = lazyre.New(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
+var semver = lazyre.New(`^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)(?: commit [0-9a-f]+(?:\+dirty)?)?$`)
 
-// sarifVersion is the tool version SARIF records: a semantic version as is
-// (and as semanticVersion), else the commit the binary was built from, else
-// 0.0.0-devel; never Go's "(devel)".
+// sarifVersion is the tool version SARIF records: a release's semantic version
+// without its "v" (v1.4.0 and `bundle version`'s "v1.4.0 commit 1a2b3c4d5e6f"
+// give 1.4.0, as version and as semanticVersion: the SARIF Multitool warns
+// that "v1.4.0" is no numeric version, SARIF2005), else the commit the binary
+// was built from, else 0.0.0-devel; never Go's "(devel)".
 func sarifVersion(v string) (version, semantic string) {
 	if m := semver().FindStringSubmatch(v); m != nil {
-		return v, m[1]
+		return m[1], m[1]
 	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
@@ -222,8 +228,13 @@ func sarifVersion(v string) (version, semantic string) {
 	return "0.0.0-devel", "0.0.0-devel"
 }
 
+// sarifAt places a result on a file's line. A relative path stays as it is
+// (code scanning reads it from the repository's root, where the gate runs); an
+// absolute one (--repo or --rfc given as one) becomes a file: URI, which SARIF
+// requires (a relative reference beginning with a slash is SARIF1004) and
+// which upload-sarif makes relative to its checkout_path.
 func sarifAt(file string, line int) sarifLocation {
-	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: filepath.ToSlash(file)}}}
+	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(file)}}}
 	if line < 1 {
 		// A finding about the whole file: code scanning shows a result only
 		// with a region (SARIF2017), so it is placed on the first line.
@@ -231,4 +242,18 @@ func sarifAt(file string, line int) sarifLocation {
 	}
 	loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
 	return loc
+}
+
+// sarifURI is a result's artifact URI: an absolute path as a file: URI
+// (file:///srv/spec/RFCS/0211-x.md, C:\x as file:///C:/x, escaped as a URI
+// path), a relative one slash-separated as before.
+func sarifURI(file string) string {
+	slashed := filepath.ToSlash(file)
+	if !filepath.IsAbs(file) {
+		return slashed
+	}
+	if !strings.HasPrefix(slashed, "/") {
+		slashed = "/" + slashed
+	}
+	return (&url.URL{Scheme: "file", Path: slashed}).String()
 }
