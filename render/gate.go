@@ -79,6 +79,16 @@ func (l *lineWriter) status(s gate.Status) {
 	l.painted(statusColor(s), fmt.Sprintf("%-7s", s))
 }
 
+// criterionStatus writes a criterion's status, or WARNING for a
+// warning-severity rule that did not pass (it never fails a report).
+func (l *lineWriter) criterionStatus(c gate.Criterion) {
+	if c.Warning {
+		l.painted(ansiYellow, fmt.Sprintf("%-7s", "WARNING"))
+		return
+	}
+	l.status(c.Status)
+}
+
 // writeGateText is the reviewer's view: RFC-text and requirement criteria one per
 // line, bundle criteria grouped under their bundle, then notes and the result.
 // Every interpolated value goes through Inline, so text from a bundle, an RFC or
@@ -109,10 +119,10 @@ func writeGateText(w *lineWriter, r *gate.Report, quiet bool) {
 				w.printf("bundle %s (sha256 %s, signed %s%s)\n", in(c.Bundle.File), in(c.Bundle.Sha256), in(orDash(c.Bundle.KeyID)), keySuffix(c.Bundle))
 			}
 			w.printf("  ")
-			w.status(c.Status)
+			w.criterionStatus(c)
 			w.printf(" %s: %s — %s\n", in(string(c.ID)), in(c.Title), in(c.Reason))
 		case c.Requirement != "":
-			w.status(c.Status)
+			w.criterionStatus(c)
 			w.printf(" %s %s — %s\n", in(string(c.ID)), in(c.Requirement), in(c.Reason))
 			if c.Location != nil {
 				w.printf("        named at %s:%d\n", in(c.Location.File), c.Location.Line)
@@ -132,7 +142,7 @@ func writeGateText(w *lineWriter, r *gate.Report, quiet bool) {
 				indent = "  "
 			}
 			w.printf("%s", indent)
-			w.status(c.Status)
+			w.criterionStatus(c)
 			w.printf(" %s: %s — %s\n", in(string(c.ID)), in(c.Title), in(c.Reason))
 			for _, f := range c.Findings {
 				loc := ""
@@ -153,13 +163,12 @@ func writeGateText(w *lineWriter, r *gate.Report, quiet bool) {
 			w.printf("note: %s\n", in(n))
 		}
 	}
-	pass, fail, blocked := gateCounts(r)
 	read := ""
 	if r.Gate == "accepted" {
 		read = fmt.Sprintf(" (%d bundle%s read)", len(r.Bundles), plural(len(r.Bundles)))
 	}
 	w.painted(ansiBold+";"+statusColor(r.Status), "RESULT: "+string(r.Status))
-	w.printf(" — %d criteria: %d pass, %d fail, %d blocked%s\n", len(r.Criteria), pass, fail, blocked, read)
+	w.printf(" — %d criteria: %s%s\n", len(r.Criteria), countLine(r), read)
 }
 
 // excludedWhy, keySuffix and DetailSuffix return text ready for a line (Inline).
@@ -189,18 +198,31 @@ func DetailSuffix(d string) string {
 	return " — " + Inline(d)
 }
 
-func gateCounts(r *gate.Report) (pass, fail, blocked int) {
+func gateCounts(r *gate.Report) (pass, fail, blocked, warnings int) {
 	for _, c := range r.Criteria {
-		switch c.Status {
-		case gate.Pass:
+		switch {
+		case c.Status == gate.Pass:
 			pass++
-		case gate.Fail:
+		case c.Warning:
+			warnings++ // a warning-severity rule that did not pass: it never fails a report
+		case c.Status == gate.Fail:
 			fail++
 		default:
 			blocked++
 		}
 	}
 	return
+}
+
+// countLine is "P pass, F fail, B blocked", with ", W warning(s)" when a
+// warning-severity rule did not pass.
+func countLine(r *gate.Report) string {
+	pass, fail, blocked, warnings := gateCounts(r)
+	s := fmt.Sprintf("%d pass, %d fail, %d blocked", pass, fail, blocked)
+	if warnings > 0 {
+		s += fmt.Sprintf(", %d warning%s", warnings, plural(warnings))
+	}
+	return s
 }
 
 // plural returns "s" unless n is 1.
@@ -264,8 +286,7 @@ func writeGitHub(w io.Writer, r *gate.Report) {
 			writeCommand(w, level, a.file, a.line, a.title, a.message)
 		}
 	}
-	pass, fail, blocked := gateCounts(r)
-	fmt.Fprintf(w, "gate %s %s: %s (%d pass, %d fail, %d blocked)\n", Inline(r.Gate), Inline(r.Subject), r.Status, pass, fail, blocked)
+	fmt.Fprintf(w, "gate %s %s: %s (%s)\n", Inline(r.Gate), Inline(r.Subject), r.Status, countLine(r))
 }
 
 // writeCommand writes one workflow command (::error, ::warning, ::notice) with

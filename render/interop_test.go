@@ -240,3 +240,28 @@ func TestJUnitWarningIsNoError(t *testing.T) {
 		t.Fatalf("xmllint --schema junit-10.xsd: %v\n%s", err, out)
 	}
 }
+
+// A warning-severity rule that did not pass is counted as a warning, not as
+// BLOCKED, in the text and GitHub summaries, and its line says WARNING: a
+// passing report's summary used to read "1 blocked".
+func TestWarningCountedApart(t *testing.T) {
+	rep := &gate.Report{Gate: "accepted", Subject: "RFC 0211", Status: gate.Pass, Criteria: []gate.Criterion{
+		{ID: "rfc.acceptance", Title: "boxes", Status: gate.Pass, Reason: "4 ticked"},
+		{ID: "waiver.register-absent", Title: "register", Status: gate.Blocked, Warning: true, Reason: "no register"},
+	}}
+	for format, want := range map[Format]string{
+		Text:   "RESULT: PASS — 2 criteria: 1 pass, 0 fail, 0 blocked, 1 warning (0 bundles read)\n",
+		GitHub: "gate accepted RFC 0211: PASS (1 pass, 0 fail, 0 blocked, 1 warning)\n",
+	} {
+		var buf bytes.Buffer
+		if err := WriteGate(&buf, []*gate.Report{rep}, GateOptions{Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("%s: lacks %q:\n%s", format, want, buf.String())
+		}
+		if format == Text && !strings.Contains(buf.String(), "WARNING waiver.register-absent: register") {
+			t.Errorf("the warning's line does not say WARNING:\n%s", buf.String())
+		}
+	}
+}

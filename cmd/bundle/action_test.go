@@ -384,7 +384,7 @@ func TestActionOnCorpus(t *testing.T) {
 			t.Fatalf("exit %d, outputs %v\n%s\n%s", res.exit, res.outputs, res.stdout, res.stderr)
 		}
 		for _, want := range []string{
-			"gate accepted RFC 0211: PASS (18 pass, 0 fail, 1 blocked)\n",
+			"gate accepted RFC 0211: PASS (18 pass, 0 fail, 0 blocked, 1 warning)\n",
 			"gate flips " + base[:12] + "..",
 			": PASS — 1 flip(s) to Accepted gated, 0 Status change(s) not gated, 2 check(s) on the change's evidence and policy\n",
 		} {
