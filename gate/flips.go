@@ -713,6 +713,12 @@ func withDefaultPaths(cfg Config) Config {
 	if cfg.AnchorsFile == "" {
 		cfg.AnchorsFile = filepath.Join(cfg.Root, "spec", "v2", "harness-trust-anchors.json")
 	}
+	if cfg.DeclarationFile == "" {
+		cfg.DeclarationFile = filepath.Join(cfg.Root, "spec", "v2", "declaration.json")
+	}
+	if cfg.CapabilitiesFile == "" {
+		cfg.CapabilitiesFile = filepath.Join(cfg.Root, "schemas", "v2", "capabilities.schema.json")
+	}
 	return cfg
 }
 

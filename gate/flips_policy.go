@@ -27,6 +27,11 @@ const (
 	policyRegistry = "the profile registry"
 	policyHostKey  = "a --host-key file"
 	policyVerifier = "a --verifier-key file"
+	// The spec's declarations: what the maturity bound, the extension rule and
+	// the suite checks of a witness read.
+	policyDeclaration  = "the family declaration"
+	policyCapabilities = "the capabilities schema"
+	policyAdvisories   = "the suite advisory list"
 )
 
 // flipsPolicy is what gate flips trusts of the policy files inside the work
@@ -47,7 +52,8 @@ type flipsPolicy struct {
 
 // registerPolicy names the policy files inside the work tree whose top is top:
 // the keyring, the host-tier table, the harness-trust-anchor list, the corpus
-// ledger, every --tsa-cert file and a --registry file. An edit to any of them
+// ledger, the family declaration, the capabilities schema, a suite advisory
+// list, every --tsa-cert file and a --registry file. An edit to any of them
 // beside a flip is BLOCKED (checkPolicy), and each is read at the base and the
 // head (stricterPolicy).
 func (f *flipsRun) registerPolicy(top string) {
@@ -56,7 +62,11 @@ func (f *flipsRun) registerPolicy(top string) {
 	if ledger == "" {
 		ledger = filepath.Join(f.cfg.Root, "evidence", "corpus-ledger.json")
 	}
-	for what, p := range map[string]string{policyKeyring: f.cfg.KeyringPath, policyTiers: f.cfg.TiersFile, policyAnchors: f.cfg.AnchorsFile, policyLedger: ledger} {
+	for what, p := range map[string]string{policyKeyring: f.cfg.KeyringPath, policyTiers: f.cfg.TiersFile, policyAnchors: f.cfg.AnchorsFile, policyLedger: ledger,
+		policyDeclaration: f.cfg.DeclarationFile, policyCapabilities: f.cfg.CapabilitiesFile, policyAdvisories: f.cfg.SuiteAdvisoriesFile} {
+		if p == "" {
+			continue // no --suite-advisories file: the built-in list
+		}
 		if gp, ok := gitPathOf(top, p); ok {
 			f.policy[gp] = what
 		}
@@ -118,6 +128,9 @@ func (f *flipsRun) registerPolicy(top string) {
 //     the embedded one when the base has none.
 //   - --host-key and --verifier-key PEM files: a key is trusted only when the
 //     base holds the same key in the same file.
+//   - the family declaration, the capabilities schema and a suite advisory
+//     list: no order of strictness; an edit beside a flip is BLOCKED
+//     (checkPolicy), so a flip is judged under the files the base has.
 //
 // A policy file that cannot be parsed at the base is an *InputError.
 func (f *flipsRun) stricterPolicy() error {

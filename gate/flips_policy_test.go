@@ -284,3 +284,33 @@ func TestFlipsHostKeyFileIsPolicy(t *testing.T) {
 		t.Fatalf("the change's own key verified its bundle: %+v", nb)
 	}
 }
+
+// The spec's declarations decide whether a witness qualifies (the maturity
+// bound, the suite advisories) and whether an extension may change Status: a
+// flip beside an edit of the family declaration, the capabilities schema or a
+// suite advisory list inside the work tree rests on what the change wrote, and
+// is BLOCKED (before, each was read at head like any other file).
+func TestFlipsDeclarationIsPolicy(t *testing.T) {
+	for _, tc := range []struct{ file, what, content string }{
+		{"spec/v2/declaration.json", "the family declaration", `{"families":[]}`},
+		{"schemas/v2/capabilities.schema.json", "the capabilities schema", `{"properties":{}}`},
+		{"evidence/suite-advisories.json", "the suite advisory list", `{"advisories":[]}`},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			f := newFlipsRepo(t, map[string][]byte{"0901-sample.md": flipRFC("0901", statusRow("Draft"))})
+			f.commit(map[string][]byte{"RFCS/0901-sample.md": flipRFC("0901", statusRow("Accepted")), tc.file: []byte(tc.content + "\n")})
+			cfg := gate.Config{Root: f.dir, Loader: &gate.Loader{Options: f.opts}, KeyringPath: filepath.Join(f.dir, "keyring.json")}
+			if tc.what == "the suite advisory list" {
+				cfg.SuiteAdvisoriesFile = filepath.Join(f.dir, tc.file)
+			}
+			rep, err := gate.Flips(t.Context(), cfg, gate.FlipsRequest{Base: f.base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, ok := criterion(rep.Changes, gate.CritPolicy)
+			if !ok || c.Status != gate.Blocked || !strings.Contains(c.Reason, filepath.Base(tc.file)+" ("+tc.what+")") || rep.Status == gate.Pass {
+				t.Fatalf("%s: %+v", rep.Status, rep.Changes.Criteria)
+			}
+		})
+	}
+}
