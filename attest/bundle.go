@@ -70,6 +70,10 @@ func Bundle(req BundleRequest) (*Attestation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := verify.Recognize(b); err != nil {
+		err.(*verify.NotABundleError).File = req.Name
+		return nil, err // an input of the wrong kind: nothing to attest, not a REJECTED bundle
+	}
 	v := verify.Judge(b, problems, req.Verify, req.Timestamps)
 	switch {
 	case v.Outcome == verify.Verified:

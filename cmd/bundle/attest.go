@@ -153,9 +153,13 @@ func runAttest(cmd *cobra.Command, o *attestOptions, file string) error {
 	})
 	var syn *bundle.SyntaxError
 	var nv *attest.NotVerifiedError
+	var wrongKind *verify.NotABundleError
 	switch {
 	case errors.As(err, &syn):
 		return inputError(fmt.Errorf("attest: %s: %s", file, describeReadError(err)))
+	case errors.As(err, &wrongKind):
+		wrongKind.File = file
+		return inputError(fmt.Errorf("attest: %s: %w", file, wrongKind))
 	case errors.As(err, &nv):
 		return &exitError{code: nv.Verdict.ExitCode(), err: fmt.Errorf("attest: nothing written: %s", render.Inline(nv.Error()))}
 	case err != nil:

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/certcut/certcut/gate"
+	"github.com/certcut/certcut/internal/jsonkind"
 	"github.com/certcut/certcut/render"
+	"github.com/certcut/certcut/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -25,8 +27,11 @@ func newDiffCmd() *cobra.Command {
 				return err
 			}
 			for _, e := range entries {
-				if e.Bundle == nil {
+				switch {
+				case e.Bundle == nil:
 					return inputError(fmt.Errorf("%s: %v", e.File, e.Err))
+				case e.Verdict.NotABundle != "":
+					return inputError(fmt.Errorf("%s: %w", e.File, &verify.NotABundleError{Kind: jsonkind.Kind(e.Verdict.NotABundle), File: e.File}))
 				}
 			}
 			d := gate.Diff(entries[0], entries[1])
