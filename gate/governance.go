@@ -163,7 +163,8 @@ func repositoryReport(g *governance, settings Settings) *Report {
 	if g.rfcsErr != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("some RFC files of %s cannot be read: %v", g.rfcsDir, g.rfcsErr))
 	}
-	rep.Criteria = append(rep.Criteria, supersededByCriterion(g, nil), stableBannerCriterion(g, nil), waiverAuditCriterion(g))
+	rep.Criteria = append(rep.Criteria, supersededByCriterion(g, nil), stableBannerCriterion(g, nil), waiverAuditCriterion(g),
+		schemasReadmeCriterion(g), draftEnforcedCriterion(g))
 	crits, notes := registerCriteria(g)
 	rep.Criteria = append(rep.Criteria, crits...)
 	rep.Notes = append(rep.Notes, notes...)

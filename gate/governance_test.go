@@ -369,3 +369,51 @@ func TestAuditSnapshotGovernance(t *testing.T) {
 		t.Errorf("status %s / %s", rep.Status, a.Status)
 	}
 }
+
+// The coherence script's rules 3, 6 and 7 over a fixture: a gap row of an
+// Accepted RFC that carries itself while its prose says CLOSED, more
+// self-carried rows than the selfCarried ratchet, schemas/README.md stating
+// another Status than the RFC's, and a scenario shipping a Draft RFC's
+// requirement; each is FAIL on its line.
+func TestStatusReferenceRules(t *testing.T) {
+	dir := t.TempDir()
+	if err := testkit.SpecRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	c := &specCopy{root: dir}
+	c.write(t, "RFCS/0950-done.md", string(flipRFC("0950", statusRow("Accepted"))))
+	c.write(t, "RFCS/0951-draft.md", string(flipRFC("0951", statusRow("Draft"))))
+	c.write(t, "RFCS/registers/0950-done.gaps.md", "| Gap | What | Where | Owner | Resolution |\n| --- | --- | --- | --- | --- |\n"+
+		"| G1 | a | b | c | `carried:openwop.gap.0950.1` |\n"+
+		"| G2 | a | b | c | `carried:openwop.gap.0950.2` — CLOSED in the suite |\n"+
+		"| G3 | a | b | c | `carried:openwop.gap.0167.4` |\n")
+	c.write(t, "docs/witness-baseline.json", `{"selfCarried": 1}`+"\n")
+	c.write(t, "schemas/README.md", "| Schema | Maturity |\n| --- | --- |\n| a.json | RFC 0950 (`Accepted`) |\n| b.json | RFC 0951 (`Active`) |\n")
+	c.write(t, "conformance/src/scenarios/x.test.ts", "const a = 'openwop.requirement.0950.ok';\nconst b = \"openwop.requirement.0951.leg\";\nconst d = `RFCS/0951-draft.md`;\n")
+	rep := c.audit(t).Repository
+
+	sc := mustCriterion(t, rep, gate.CritSelfCarry)
+	if sc.Status != gate.Fail || len(sc.Findings) != 2 || !findingAt(sc, "0950-done.gaps.md", 4) || !findingAt(sc, "witness-baseline.json", 1) || !strings.HasPrefix(sc.Reason, "2 self-carried gap row(s) on terminal RFCs (selfCarried ratchet 1)") {
+		t.Errorf("registers.self-carry: %+v", sc)
+	}
+	sr := mustCriterion(t, rep, gate.CritSchemasReadme)
+	if sr.Status != gate.Fail || len(sr.Findings) != 1 || !findingAt(sr, "README.md", 4) {
+		t.Errorf("rfc.schemas-readme: %+v", sr)
+	}
+	de := mustCriterion(t, rep, gate.CritDraftEnforced)
+	if de.Status != gate.Fail || len(de.Findings) != 2 || !findingAt(de, "x.test.ts", 2) || !findingAt(de, "x.test.ts", 3) {
+		t.Errorf("rfc.draft-enforced: %+v", de)
+	}
+
+	// Agreeing files pass: the prose re-tokened, the ratchet at the count, the
+	// README and the scenario fixed.
+	c.edit(t, "RFCS/registers/0950-done.gaps.md", "`carried:openwop.gap.0950.2` — CLOSED in the suite", "`closed` in the suite")
+	c.write(t, "schemas/README.md", "| a.json | RFC 0950 (`Accepted`) |\n| b.json | RFC 0951 (`Draft`) |\n")
+	c.write(t, "conformance/src/scenarios/x.test.ts", "const a = 'openwop.requirement.0950.ok';\n")
+	rep = c.audit(t).Repository
+	for _, id := range []gate.RuleID{gate.CritSelfCarry, gate.CritSchemasReadme, gate.CritDraftEnforced} {
+		if got := mustCriterion(t, rep, id); got.Status != gate.Pass {
+			t.Errorf("%s after the fix: %+v", id, got)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/certcut/certcut/gate/rfc"
+	"github.com/certcut/certcut/internal/lazyre"
 	"github.com/certcut/certcut/internal/limitedfile"
 )
 
@@ -22,7 +23,11 @@ const (
 	CritRegisterTerminal RuleID = "registers.terminal-open"
 	CritRegisterRatchet  RuleID = "registers.ratchet"
 	CritRegisterHeadroom RuleID = "registers.ratchet-headroom"
-	registersScript             = "scripts/check-registers.mjs, scripts/registers-lib.mjs"
+	// CritSelfCarry: a gap row of a terminal RFC that carries itself
+	// (carried:openwop.gap.<its RFC>.<its number>) is a ratchet, and is refused
+	// when its prose says CLOSED.
+	CritSelfCarry   RuleID = "registers.self-carry"
+	registersScript        = "scripts/check-registers.mjs, scripts/registers-lib.mjs"
 )
 
 func init() {
@@ -37,6 +42,8 @@ func init() {
 				Source: "RFC 0166 §A, RFC 0174 §B.1 rule 2; " + registersScript, Gates: audit, Anchor: coherenceAnchor},
 			Rule{ID: CritRegisterRatchet, Title: "open gap and risk rows within docs/witness-baseline.json's ratchets",
 				Source: "RFC 0166 §C; scripts/check-registers.mjs (openGaps, openRisks)", Gates: audit, Anchor: coherenceAnchor},
+			Rule{ID: CritSelfCarry, Title: "no gap row of a terminal RFC carries itself while its prose says CLOSED; self-carried rows within the selfCarried ratchet",
+				Source: "RFC 0174 §C.2; " + coherenceScript + " rule 3 (stricter: registers directly in RFCS/ count too, and a row whose RFC's Status cannot be told is BLOCKED)", Gates: audit, Anchor: coherenceAnchor},
 			Rule{ID: CritRegisterHeadroom, Title: "the ratchets are at the open counts (no headroom left to rise into)",
 				Source:   "RFC 0166 §C (counts may only go down); certcut: a warning, the script has no such check",
 				Severity: SeverityWarning, Gates: audit, Anchor: coherenceAnchor},
@@ -113,6 +120,7 @@ func registerCriteria(g *governance) (crits []Criterion, notes []string) {
 	// Ratchets.
 	bpath := filepath.Join(g.root, "docs", "witness-baseline.json")
 	b, err := readBaseline(bpath)
+	crits = append(crits, selfCarryCriterion(g, rows, b, bpath))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		notes = append(notes, fmt.Sprintf("%s does not exist: no ratchet applies; %d open gap row(s), %d open risk row(s)", bpath, counts[rfc.KindGaps]["open"], counts[rfc.KindRisks]["open"]))
@@ -150,6 +158,51 @@ func registerCriteria(g *governance) (crits []Criterion, notes []string) {
 		crits = append(crits, rule(CritRegisterHeadroom).Criterion(hr))
 	}
 	return crits, notes
+}
+
+// closedProseRE is what says a row is closed in its prose (the coherence
+// script's words).
+var closedProseRE = lazyre.New(`\bCLOSED\b|\*\*Closed\b`)
+
+// selfCarryCriterion decides registers.self-carry: the gap rows of terminal
+// RFCs that carry themselves are counted against baseline.selfCarried (b nil:
+// no baseline, no ratchet), and each one whose prose says CLOSED fails: the
+// token and the prose must agree (re-token it closed).
+func selfCarryCriterion(g *governance, rows []rfc.ResolutionRow, b *baseline, bpath string) Criterion {
+	var t tally
+	count := 0
+	for _, row := range rows {
+		if row.Kind != rfc.KindGaps || !strings.Contains(row.Raw, "carried:openwop.gap."+row.Number+"."+strings.TrimPrefix(row.ID, "G")) {
+			continue
+		}
+		loc := &Location{File: row.File, Line: row.Line}
+		x, why := g.lookup(row.Number)
+		switch {
+		case x == nil:
+			t.blockf(loc, "gap row %s carries itself: %s, so whether the RFC is terminal cannot be told", row.ID, why)
+			continue
+		case !isTerminal(x.Status):
+			continue
+		}
+		count++
+		if closedProseRE().MatchString(row.Raw) {
+			t.failf(loc, "gap row %s of RFC %s (`%s`) says CLOSED in its prose but carries itself: re-token it `closed` (RFC 0174 §C.2)", row.ID, row.Number, x.Status)
+		}
+	}
+	summary := fmt.Sprintf("%d self-carried gap row(s) on terminal RFCs", count)
+	if b != nil && b.SelfCarried != nil {
+		summary += fmt.Sprintf(" (selfCarried ratchet %d)", *b.SelfCarried)
+		if count > *b.SelfCarried {
+			t.failf(&Location{File: bpath, Line: 1}, "%d self-carried gap row(s) on terminal RFCs exceed the selfCarried ratchet of %d: a carry must name another open row or a tracked surface (RFC 0174 §C.2)", count, *b.SelfCarried)
+		}
+	} else {
+		summary += " (no selfCarried ratchet)"
+	}
+	res := t.result(summary)
+	if res.Status != Pass {
+		res.Reason = summary + "; " + res.Reason
+	}
+	return rule(CritSelfCarry).Criterion(res)
 }
 
 func carriedCriterion(g *governance, carried []rfc.ResolutionRow) Criterion {

@@ -69,6 +69,8 @@ type ResolutionRow struct {
 	// Spelling is how the token is written: "backticked", "bold" or "bare"
 	// ("" when there is no token).
 	Spelling string `json:"spelling,omitempty"`
+	// Raw is the whole row as written (Text is clipped for reports).
+	Raw string `json:"-"`
 }
 
 // ReadRegisters reads every NNNN-*.gaps.md and NNNN-*.risks.md under
@@ -108,7 +110,7 @@ func ReadRegisters(rfcsDir string) ([]RegisterFile, []ResolutionRow, error) {
 				if !ok {
 					continue
 				}
-				rr.File, rr.Number = path, rf.Number
+				rr.File, rr.Number, rr.Raw = path, rf.Number, strings.TrimRight(l, "\r")
 				rf.Rows = append(rf.Rows, rr.RegisterRow)
 				rows = append(rows, rr)
 			}
