@@ -128,6 +128,16 @@ func TestFlipsCorpusRules(t *testing.T) {
 			t.Fatalf("%s %+v", rep.Status, rep.Changes.Criteria)
 		}
 	})
+	t.Run("a stale status in schemas/README.md", func(t *testing.T) {
+		f := start(t)
+		f.commit(map[string][]byte{"schemas/README.md": []byte("| a.json | RFC 0902 (`Accepted`) |\n")})
+		rep := f.flips(t, f.opts)
+		c, ok := criterion(rep.Changes, gate.CritCorpusRules)
+		if !ok || c.Status != gate.Fail || len(c.Findings) != 1 || !findingAt(c, "README.md", 1) ||
+			!strings.HasPrefix(c.Findings[0].Message, string(gate.CritSchemasReadme)+": ") {
+			t.Fatalf("%s %+v", rep.Status, rep.Changes.Criteria)
+		}
+	})
 	t.Run("nothing the rules read changed", func(t *testing.T) {
 		f := start(t)
 		f.commit(map[string][]byte{"README.md": []byte("words\n")})
