@@ -29,7 +29,7 @@ func init() {
 
 // governancePaths are the files and directories the governance rules read
 // (governance, registerCriteria), from the spec repository's root.
-var governancePaths = []string{"RFCS", "spec/v2", "spec/v1/gaps.json", "docs/WAIVER-RETROSPECTIVE-REGISTER.md", "docs/witness-baseline.json", schemasReadmePath, scenariosPath}
+var governancePaths = []string{"RFCS", "spec/v2", v1SpecPath, "docs/WAIVER-RETROSPECTIVE-REGISTER.md", "docs/witness-baseline.json", schemasReadmePath, scenariosPath}
 
 // governanceGitPaths are governancePaths as git paths of the work tree. gate
 // flips refuses to run when any has uncommitted changes: the Accepted report of

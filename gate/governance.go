@@ -164,7 +164,7 @@ func repositoryReport(g *governance, settings Settings) *Report {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("some RFC files of %s cannot be read: %v", g.rfcsDir, g.rfcsErr))
 	}
 	rep.Criteria = append(rep.Criteria, supersededByCriterion(g, nil), stableBannerCriterion(g, nil), waiverAuditCriterion(g),
-		schemasReadmeCriterion(g), draftEnforcedCriterion(g))
+		schemasReadmeCriterion(g), draftEnforcedCriterion(g), v1StatusCriterion(g))
 	crits, notes := registerCriteria(g)
 	rep.Criteria = append(rep.Criteria, crits...)
 	rep.Notes = append(rep.Notes, notes...)

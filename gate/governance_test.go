@@ -417,3 +417,49 @@ func TestStatusReferenceRules(t *testing.T) {
 		}
 	}
 }
+
+// The coherence script's spec/v1 rules (4, 4b, 4c, 5): a banner stating a stale
+// Status, a Draft banner over Accepted RFCs that neither says so nor names its
+// predicate, a stale inline marker, a deferral to a flip that has happened;
+// then a page that agrees.
+func TestV1StatusRules(t *testing.T) {
+	dir := t.TempDir()
+	if err := testkit.SpecRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	c := &specCopy{root: dir}
+	c.write(t, "RFCS/0950-done.md", string(flipRFC("0950", statusRow("Accepted"))))
+	c.write(t, "RFCS/0951-done.md", string(flipRFC("0951", statusRow("Accepted"))))
+	c.write(t, "RFCS/0952-open.md", string(flipRFC("0952", statusRow("Active"))))
+	rep := c.audit(t).Repository
+	if v1 := mustCriterion(t, rep, gate.CritV1Status); v1.Status != gate.Blocked || !strings.Contains(v1.Reason, "does not exist") {
+		t.Fatalf("no spec/v1: %+v", v1)
+	}
+	c.write(t, "spec/v1/a.md", "# A\n\n> **Status: Draft** · RFC 0950–0951 · graduates when RFC 0950 reaches Accepted.\n\n"+
+		"The flag (RFC 0952, `Draft`) is new.\n| gap | deferred to `Active → Accepted` of RFC 0951 |\n| gap | **Closed** deferred to `Active → Accepted` of RFC 0951 |\n")
+	c.write(t, "spec/v1/b.md", "> **Status: Stable** · RFC 0952 `Accepted`\n")
+	v1 := mustCriterion(t, c.audit(t).Repository, gate.CritV1Status)
+	want := map[string]int{"reaches Accepted\": it has": 0, "without saying so": 0, "names no graduation predicate": 0, "says RFC 0952 is `Draft`; it is `Active`": 0,
+		"defers to RFC 0951": 0, "the banner says RFC 0952 is `Accepted`; it is `Active`": 0}
+	for _, f := range v1.Findings {
+		for k := range want {
+			if strings.Contains(f.Message, k) {
+				want[k]++
+			}
+		}
+	}
+	for k, n := range want {
+		if n != 1 {
+			t.Errorf("%q: %d finding(s), want 1", k, n)
+		}
+	}
+	// b.md's banner is also an inline marker (rule 4c reads every line), as upstream reports it.
+	if v1.Status != gate.Fail || len(v1.Findings) != 7 || !findingAt(v1, "a.md", 5) || !findingAt(v1, "a.md", 6) || !findingAt(v1, "b.md", 1) {
+		t.Fatalf("%+v", v1)
+	}
+	c.write(t, "spec/v1/a.md", "> **Status: Draft** · RFC 0950 `Accepted`; spec status Draft pending the v1 sunset.\n\nThe flag (RFC 0952, `Active`) is new.\n")
+	c.write(t, "spec/v1/b.md", "> **Status: Stable** · RFC 0952 `Active`\n")
+	if v1 := mustCriterion(t, c.audit(t).Repository, gate.CritV1Status); v1.Status != gate.Pass {
+		t.Fatalf("agreeing pages: %+v", v1)
+	}
+}
