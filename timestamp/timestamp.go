@@ -60,6 +60,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/digitorus/pkcs7"
@@ -144,6 +145,29 @@ func (t *Token) Latest() time.Time { return t.Time.Add(t.Accuracy) }
 // certificate.
 const NoTrust = "no TSA certificate is trusted: name the TSA's certificate (or its CA's) with --tsa-cert"
 
+// berMu serialises the token parsers: digitorus/pkcs7's BER decoder, which
+// both run, increments a package-level debugging counter (encodeIndent in
+// ber.go) on every parse, so two parses at once are a data race (fixed in the
+// maintained forks; the release that drops it needs Go 1.27). A token is
+// parsed in microseconds, so a run over many bundles loses nothing that shows.
+var berMu sync.Mutex
+
+// parseToken parses a granted token (digitorus/timestamp) and its CMS
+// signed data (digitorus/pkcs7), one parse at a time (berMu).
+func parseToken(raw []byte) (*dts.Timestamp, *pkcs7.PKCS7, error) {
+	berMu.Lock()
+	defer berMu.Unlock()
+	ts, err := dts.Parse(raw)
+	if err != nil {
+		return nil, nil, fail(Malformed, "the time-stamp token cannot be parsed or its signature does not verify: %v", err)
+	}
+	p7, err := pkcs7.Parse(ts.RawToken)
+	if err != nil {
+		return nil, nil, fail(Malformed, "the time-stamp token cannot be parsed: %v", err)
+	}
+	return ts, p7, nil
+}
+
 // Check reads a reply (a DER TimeStampResp) and checks it against the decoded
 // signature it should stamp and, when trust is non-empty, the trusted TSA
 // certificates; see the package documentation for the order. The error is an
@@ -164,13 +188,9 @@ func Check(reply, sig []byte, trust *Trust) (tok *Token, err error) {
 	if err != nil {
 		return nil, err
 	}
-	ts, err := dts.Parse(raw)
+	ts, p7, err := parseToken(raw)
 	if err != nil {
-		return nil, fail(Malformed, "the time-stamp token cannot be parsed or its signature does not verify: %v", err)
-	}
-	p7, err := pkcs7.Parse(ts.RawToken)
-	if err != nil {
-		return nil, fail(Malformed, "the time-stamp token cannot be parsed: %v", err)
+		return nil, err
 	}
 	if n := len(p7.Signers); n != 1 {
 		return nil, fail(Malformed, "the time-stamp token has %d signers; a TSA signs its token once", n)
