@@ -105,13 +105,7 @@ func draftEnforcedCriterion(g *governance) Criterion {
 	if err != nil {
 		return r.Criterion(Result{Status: Blocked, Reason: fmt.Sprintf("%s cannot be read: %v", dir, err)})
 	}
-	var names []string
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".ts") {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
+	names := filesNamed(ents, ".ts")
 	var t tally
 	for _, n := range names {
 		path := filepath.Join(dir, n)
@@ -130,4 +124,17 @@ func draftEnforcedCriterion(g *governance) Criterion {
 		}
 	}
 	return r.Criterion(t.result(fmt.Sprintf("%d scenario file(s) of %s cite no Draft RFC", len(names), dir)))
+}
+
+// filesNamed returns the names of the regular entries that end in suffix,
+// sorted.
+func filesNamed(ents []fs.DirEntry, suffix string) []string {
+	var names []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), suffix) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
 }

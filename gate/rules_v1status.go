@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -64,13 +63,7 @@ func v1StatusCriterion(g *governance) Criterion {
 		}
 		return r.Criterion(Result{Status: Blocked, Reason: why})
 	}
-	var names []string
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
+	names := filesNamed(ents, ".md")
 	var t tally
 	// known returns the RFC's Status, or nothing (absent: skipped, as the
 	// script skips it; undecidable: a BLOCKED finding at loc).
