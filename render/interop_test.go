@@ -73,30 +73,7 @@ func TestSARIFGitHubRules(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
 		os.WriteFile(filepath.Join(dir, f), []byte(strings.Repeat("line\n", 20)), 0o644)
 	}
-	file := filepath.Join(dir, "gate.sarif")
-	data, _ := json.Marshal(doc)
-	os.WriteFile(file, data, 0o644)
-	out, err := exec.Command(multitool, "validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", filepath.Join(dir, "out.sarif"), file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("sarif-multitool validate --rule-kind Sarif;Gh: %v\n%s", err, out)
-	}
-	res, _ := os.ReadFile(filepath.Join(dir, "out.sarif"))
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID  string `json:"ruleId"`
-				Message struct {
-					Text string `json:"text"`
-				} `json:"message"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	json.Unmarshal(res, &log)
-	for _, r := range log.Runs {
-		for _, x := range r.Results {
-			t.Errorf("Multitool: %s %s", x.RuleID, x.Message.Text)
-		}
-	}
+	multitoolValidate(t, multitool, dir, doc)
 }
 
 // JUnit for Jenkins (xunit's junit-10.xsd): errors on every testsuite, time on
@@ -168,28 +145,7 @@ func TestSARIFAbsolutePathIsFileURI(t *testing.T) {
 	if err != nil {
 		t.Skip("SKIPPED: the SARIF Multitool (scripts/interop.sh installs it) is not on PATH: its rules were not run on file: URIs")
 	}
-	file := filepath.Join(dir, "gate.sarif")
-	data, _ := json.Marshal(doc)
-	os.WriteFile(file, data, 0o644)
-	out, err := exec.Command(multitool, "validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", filepath.Join(dir, "out.sarif"), file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("sarif-multitool validate: %v\n%s", err, out)
-	}
-	res, _ := os.ReadFile(filepath.Join(dir, "out.sarif"))
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID  string          `json:"ruleId"`
-				Message json.RawMessage `json:"message"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	json.Unmarshal(res, &log)
-	for _, r := range log.Runs {
-		for _, x := range r.Results {
-			t.Errorf("Multitool: %s %s", x.RuleID, x.Message)
-		}
-	}
+	multitoolValidate(t, multitool, dir, doc)
 }
 
 // A warning-severity rule that did not pass changes no report's status (the
@@ -262,6 +218,45 @@ func TestWarningCountedApart(t *testing.T) {
 		}
 		if format == Text && !strings.Contains(buf.String(), "WARNING waiver.register-absent: register") {
 			t.Errorf("the warning's line does not say WARNING:\n%s", buf.String())
+		}
+	}
+}
+
+// multitoolValidate writes doc to dir and runs the SARIF Multitool's SARIF and
+// GitHub rules (errors and warnings) on it; each result it reports is a test
+// error.
+func multitoolValidate(t *testing.T, multitool, dir string, doc any) {
+	t.Helper()
+	file := filepath.Join(dir, "gate.sarif")
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(multitool, "validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", filepath.Join(dir, "out.sarif"), file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("sarif-multitool validate --rule-kind Sarif;Gh: %v\n%s", err, out)
+	}
+	res, err := os.ReadFile(filepath.Join(dir, "out.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string          `json:"ruleId"`
+				Message json.RawMessage `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(res, &log); err != nil {
+		t.Fatalf("the Multitool's output: %v", err)
+	}
+	for _, r := range log.Runs {
+		for _, x := range r.Results {
+			t.Errorf("Multitool: %s %s", x.RuleID, x.Message)
 		}
 	}
 }
